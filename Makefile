@@ -1,0 +1,28 @@
+# The two commands of the project: `make demo` and `make test`. Both create .venv and install first.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+
+.PHONY: demo test install clean
+
+$(STAMP): pyproject.toml
+	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
+	  { echo "cubilete needs Python 3.11 or newer (found $$($(PYTHON) --version))"; exit 1; }
+	@$(PYTHON) -c 'import ensurepip, venv' 2>/dev/null || ./scripts/ensure-venv-module
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	@touch $(STAMP)
+
+demo: $(STAMP)
+	$(BIN)/cubilete demo
+
+test: $(STAMP)
+	$(BIN)/python -m pytest
+
+install:
+	./systemd/install.sh
+
+clean:
+	rm -rf $(VENV) demo-state demo-export .pytest_cache .hypothesis

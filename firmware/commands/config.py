@@ -1,0 +1,16 @@
+"""`cubilete config`: not built yet."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser("config", help="(not built yet)")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    print("cubilete config: not built yet", file=sys.stderr)
+    return 2

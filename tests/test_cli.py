@@ -1,0 +1,22 @@
+"""The command line dispatcher: every command is registered and usage errors are one line."""
+
+from __future__ import annotations
+
+import pytest
+
+from firmware.cli import COMMANDS, build_parser, main
+
+
+def test_every_command_is_registered() -> None:
+    parser = build_parser()
+    for name in COMMANDS:
+        with pytest.raises(SystemExit) as exit_info:
+            parser.parse_args([name, "--help"])
+        assert exit_info.value.code == 0
+
+
+def test_unknown_command_is_one_line_and_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(["no-such-command"])
+    assert exit_info.value.code == 2
+    assert len(capsys.readouterr().err.strip().splitlines()) == 1
