@@ -1,0 +1,339 @@
+"""The event log: every game event, committed to SQLite before the screen confirms it.
+
+One writer (the service) opens `<state_dir>/cubilete.db` with `EventLog.open`; the exporter
+reads it at the same time with `EventLog.open_readonly` (WAL allows that). Journal mode WAL
+with synchronous=FULL means an event is on disk once `append` returns, so a power cut never
+loses a score the players saw confirmed.
+
+At open, `PRAGMA quick_check` runs. A database that fails it (or is not a database at all)
+is renamed aside with a UTC timestamp, a message says where it went, and a fresh log is
+started: the service must come up, not crash-loop on a bad file.
+
+Throw snapshots (JPEG) are written beside the database under
+`snapshots/<game_id>/<seq>.jpg`, atomically (temporary file, fsync, rename, fsync of the
+folder), before the event that refers to them is committed.
+
+The schema is section 6 of the contracts between the parts.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import secrets
+import sqlite3
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Iterator
+
+log = logging.getLogger(__name__)
+
+DB_NAME = "cubilete.db"
+SNAPSHOT_DIR = "snapshots"
+SCHEMA_VERSION = 1
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS games (
+  game_id    TEXT PRIMARY KEY,
+  game       TEXT NOT NULL,
+  started_at TEXT NOT NULL,
+  ended_at   TEXT
+);
+CREATE TABLE IF NOT EXISTS events (
+  game_id  TEXT NOT NULL REFERENCES games(game_id),
+  seq      INTEGER NOT NULL,
+  at       TEXT NOT NULL,
+  event    TEXT NOT NULL,
+  reading  TEXT,
+  snapshot TEXT,
+  PRIMARY KEY (game_id, seq)
+);
+"""
+
+
+class EventLogError(Exception):
+    """The log cannot be used: a read-only log written to, an unknown game, a finished game."""
+
+
+@dataclass(frozen=True)
+class GameRecord:
+    game_id: str
+    game: str  # engine game id, e.g. "generala"
+    started_at: str  # ISO 8601 UTC
+    ended_at: str | None  # None while unfinished
+
+
+@dataclass(frozen=True)
+class StoredEvent:
+    seq: int  # 0 is game_started
+    at: str  # ISO 8601 UTC
+    event: dict[str, Any]  # the engine event
+    reading: dict[str, Any] | None  # throws: the reader's raw result plus tracker info
+    snapshot: str | None  # throws: JPEG path relative to the state dir
+
+
+def utc_now_iso() -> str:
+    """Now as ISO 8601 UTC with milliseconds, e.g. 2026-11-22T07:20:49.123Z."""
+    now = datetime.now(timezone.utc)
+    return now.strftime("%Y-%m-%dT%H:%M:%S.") + f"{now.microsecond // 1000:03d}Z"
+
+
+def new_game_id() -> str:
+    """A unique id that sorts by start time and is safe as a folder name on FAT sticks."""
+    return datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ") + "-" + secrets.token_hex(3)
+
+
+def _fsync_dir(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def write_atomically(path: Path, data: bytes) -> None:
+    """Write `data` so that `path` holds either its old content or all of `data`, even
+    after a power cut: temporary file, fsync, rename over, fsync of the folder."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp")
+    with open(tmp, "wb") as out:
+        out.write(data)
+        out.flush()
+        os.fsync(out.fileno())
+    os.replace(tmp, path)
+    _fsync_dir(path.parent)
+
+
+def _is_healthy(db_path: Path) -> str | None:
+    """None when the database passes `PRAGMA quick_check`, else what is wrong with it."""
+    try:
+        conn = sqlite3.connect(db_path, isolation_level=None)
+        try:
+            rows = conn.execute("PRAGMA quick_check").fetchall()
+        finally:
+            conn.close()
+    except sqlite3.DatabaseError as error:
+        return str(error)
+    if rows == [("ok",)]:
+        return None
+    return "; ".join(str(row[0]) for row in rows[:3])
+
+
+def _connect_writer(db_path: Path) -> sqlite3.Connection:
+    conn = sqlite3.connect(db_path, isolation_level=None)
+    try:
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA synchronous=FULL")
+        conn.execute("PRAGMA foreign_keys=ON")
+        conn.executescript(_SCHEMA)
+        conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+    except sqlite3.DatabaseError:
+        conn.close()
+        raise
+    return conn
+
+
+def _move_aside(db_path: Path) -> Path:
+    """Rename a bad database (and its WAL and shared-memory files) with a UTC timestamp."""
+    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    target = db_path.with_name(f"{db_path.name}.corrupt-{stamp}")
+    n = 1
+    while target.exists():
+        n += 1
+        target = db_path.with_name(f"{db_path.name}.corrupt-{stamp}-{n}")
+    for suffix in ("-wal", "-shm", ""):
+        part = db_path.with_name(db_path.name + suffix)
+        if part.exists():
+            os.replace(part, target.with_name(target.name + suffix))
+    _fsync_dir(db_path.parent)
+    return target
+
+
+class EventLog:
+    """The game events of one state directory. Use `open` (the writer) or `open_readonly`."""
+
+    def __init__(self, state_dir: Path, conn: sqlite3.Connection, readonly: bool,
+                 notice: str | None = None, moved_aside: Path | None = None) -> None:
+        self.state_dir = state_dir
+        self._conn = conn
+        self._readonly = readonly
+        # Set when a corrupt database was moved aside at open: shown on the screen.
+        self.notice = notice
+        self.moved_aside = moved_aside
+
+    # -- opening ---------------------------------------------------------------------------
+
+    @classmethod
+    def open(cls, state_dir: str | os.PathLike[str]) -> "EventLog":
+        """Open (or create) the log for writing. Never fails on a corrupt file: it is moved
+        aside and a fresh log started, with `notice` saying so."""
+        state_dir = Path(state_dir)
+        state_dir.mkdir(parents=True, exist_ok=True)
+        db_path = state_dir / DB_NAME
+        problem = _is_healthy(db_path) if db_path.exists() else None
+        conn = None
+        if problem is None:
+            try:
+                conn = _connect_writer(db_path)
+            except sqlite3.DatabaseError as error:  # damage quick_check did not see
+                problem = str(error)
+        notice = moved = None
+        if problem is not None:
+            moved = _move_aside(db_path)
+            notice = (f"event log {db_path} failed its integrity check ({problem}); "
+                      f"moved aside to {moved.name}, starting a new log")
+            log.error(notice)
+            conn = _connect_writer(db_path)
+        assert conn is not None
+        return cls(state_dir, conn, readonly=False, notice=notice, moved_aside=moved)
+
+    @classmethod
+    def open_readonly(cls, state_dir: str | os.PathLike[str]) -> "EventLog":
+        """Open the log for reading while the service may be writing (the exporter)."""
+        state_dir = Path(state_dir)
+        db_path = state_dir / DB_NAME
+        if not db_path.exists():
+            raise EventLogError(f"no event log at {db_path}")
+        conn = sqlite3.connect(f"{db_path.resolve().as_uri()}?mode=ro", uri=True,
+                               isolation_level=None)
+        return cls(state_dir, conn, readonly=True)
+
+    def close(self) -> None:
+        """Close the log; for the writer, checkpoint the WAL into the database first."""
+        if not self._readonly:
+            try:
+                self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            except sqlite3.Error as error:  # a checkpoint is an optimisation, never required
+                log.warning("event log checkpoint failed: %s", error)
+        self._conn.close()
+
+    def __enter__(self) -> "EventLog":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- writing ---------------------------------------------------------------------------
+
+    def _writable(self) -> None:
+        if self._readonly:
+            raise EventLogError("this event log was opened read-only")
+
+    def _transaction(self) -> "_Transaction":
+        self._writable()
+        return _Transaction(self._conn)
+
+    def begin_game(self, started_event: dict[str, Any], game_id: str | None = None) -> str:
+        """Record a new game with its game_started event as seq 0; returns its game_id."""
+        game = str(started_event.get("game") or started_event.get("game_id") or "")
+        if not game:
+            raise EventLogError("the game_started event names no game")
+        game_id = game_id or new_game_id()
+        at = utc_now_iso()
+        with self._transaction() as conn:
+            conn.execute("INSERT INTO games (game_id, game, started_at) VALUES (?, ?, ?)",
+                         (game_id, game, at))
+            conn.execute("INSERT INTO events (game_id, seq, at, event) VALUES (?, 0, ?, ?)",
+                         (game_id, at, _dumps(started_event)))
+        return game_id
+
+    def append(self, game_id: str, event: dict[str, Any], reading: dict[str, Any] | None = None,
+               snapshot_jpeg: bytes | None = None) -> StoredEvent:
+        """Append an event; it is committed (on disk) when this returns."""
+        at = utc_now_iso()
+        with self._transaction() as conn:
+            row = conn.execute("SELECT ended_at FROM games WHERE game_id = ?",
+                               (game_id,)).fetchone()
+            if row is None:
+                raise EventLogError(f"no game {game_id!r} in the log")
+            if row[0] is not None:
+                raise EventLogError(f"game {game_id!r} has ended")
+            seq = conn.execute("SELECT COALESCE(MAX(seq), -1) + 1 FROM events WHERE game_id = ?",
+                               (game_id,)).fetchone()[0]
+            snapshot = None
+            if snapshot_jpeg is not None:
+                snapshot = f"{SNAPSHOT_DIR}/{game_id}/{seq:06d}.jpg"
+                # Written before the commit: a crash in between leaves an unreferenced file
+                # that the next append of this seq replaces.
+                write_atomically(self.state_dir / snapshot, snapshot_jpeg)
+            conn.execute(
+                "INSERT INTO events (game_id, seq, at, event, reading, snapshot)"
+                " VALUES (?, ?, ?, ?, ?, ?)",
+                (game_id, seq, at, _dumps(event),
+                 None if reading is None else _dumps(reading), snapshot))
+        return StoredEvent(seq, at, event, reading, snapshot)
+
+    def end_game(self, game_id: str) -> None:
+        """Mark a game ended (finished, or abandoned for a new one)."""
+        with self._transaction() as conn:
+            conn.execute("UPDATE games SET ended_at = ? WHERE game_id = ? AND ended_at IS NULL",
+                         (utc_now_iso(), game_id))
+
+    def forget_snapshot(self, game_id: str, seq: int) -> None:
+        """Record that an event's snapshot was deleted by retention."""
+        with self._transaction() as conn:
+            conn.execute("UPDATE events SET snapshot = NULL WHERE game_id = ? AND seq = ?",
+                         (game_id, seq))
+
+    # -- reading ---------------------------------------------------------------------------
+
+    def games(self) -> list[GameRecord]:
+        """Every game, oldest first."""
+        rows = self._conn.execute(
+            "SELECT game_id, game, started_at, ended_at FROM games ORDER BY rowid").fetchall()
+        return [GameRecord(*row) for row in rows]
+
+    def game(self, game_id: str) -> GameRecord | None:
+        row = self._conn.execute(
+            "SELECT game_id, game, started_at, ended_at FROM games WHERE game_id = ?",
+            (game_id,)).fetchone()
+        return None if row is None else GameRecord(*row)
+
+    def unfinished(self) -> GameRecord | None:
+        """The most recently started game that has not ended, if any."""
+        row = self._conn.execute(
+            "SELECT game_id, game, started_at, ended_at FROM games WHERE ended_at IS NULL"
+            " ORDER BY rowid DESC LIMIT 1").fetchone()
+        return None if row is None else GameRecord(*row)
+
+    def events(self, game_id: str) -> list[StoredEvent]:
+        """A game's events in order."""
+        return list(self.iter_events(game_id))
+
+    def iter_events(self, game_id: str) -> Iterator[StoredEvent]:
+        rows = self._conn.execute(
+            "SELECT seq, at, event, reading, snapshot FROM events WHERE game_id = ? ORDER BY seq",
+            (game_id,))
+        for seq, at, event, reading, snapshot in rows:
+            yield StoredEvent(seq, at, json.loads(event),
+                              None if reading is None else json.loads(reading), snapshot)
+
+    def snapshots(self) -> list[tuple[str, int, str]]:
+        """(game_id, seq, relative path) of every event that has a snapshot, oldest first."""
+        rows = self._conn.execute(
+            "SELECT e.game_id, e.seq, e.snapshot FROM events e JOIN games g USING (game_id)"
+            " WHERE e.snapshot IS NOT NULL ORDER BY g.rowid, e.seq").fetchall()
+        return [(g, s, p) for g, s, p in rows]
+
+
+class _Transaction:
+    """BEGIN IMMEDIATE ... COMMIT, rolled back on any error."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self._conn = conn
+
+    def __enter__(self) -> sqlite3.Connection:
+        self._conn.execute("BEGIN IMMEDIATE")
+        return self._conn
+
+    def __exit__(self, exc_type: object, *exc: object) -> None:
+        if exc_type is None:
+            self._conn.execute("COMMIT")
+        else:
+            self._conn.execute("ROLLBACK")
+
+
+def _dumps(value: dict[str, Any]) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
