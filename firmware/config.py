@@ -1,0 +1,401 @@
+"""The device's configuration: TOML at /etc/cubilete/config.toml over built-in defaults.
+
+Every key is validated. A bad value is reported with its key, the value and the allowed
+values, and its whole section falls back to the defaults (a half-applied section, such as
+new pins with an old layout, is worse than a known one). Unknown sections and keys are
+reported and ignored. Loading never raises: the device must boot with a bad file and say
+what is wrong on the screen and in the journal.
+
+Each section is a frozen dataclass; a field's default is the built-in default and its
+`metadata["rule"]` says what values are allowed. `default_config.toml` beside this module
+is the same defaults written out with comments.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import tomllib
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any, Callable
+
+DEFAULT_PATH = Path("/etc/cubilete/config.toml")
+
+
+class Invalid(ValueError):
+    """A value a rule does not allow."""
+
+
+@dataclass(frozen=True)
+class Rule:
+    """What values a key takes: `allowed` for people, `check` returns the normalised value
+    or raises Invalid."""
+
+    allowed: str
+    check: Callable[[Any], Any]
+
+
+def _rule(allowed: str, check: Callable[[Any], Any]) -> dict[str, Rule]:
+    return {"rule": Rule(allowed, check)}
+
+
+def one_of(*values: Any) -> dict[str, Rule]:
+    def check(value: Any) -> Any:
+        # bool is an int in Python: keep `true` from matching 1.
+        if isinstance(value, bool) and not any(isinstance(v, bool) for v in values):
+            raise Invalid
+        if value not in values:
+            raise Invalid
+        return value
+    return _rule(" | ".join(repr(v) if isinstance(v, str) else str(v) for v in values), check)
+
+
+def int_range(lo: int, hi: int, shown: str | None = None) -> dict[str, Rule]:
+    def check(value: Any) -> int:
+        if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
+            raise Invalid
+        return value
+    return _rule(shown or f"an integer from {lo} to {hi}", check)
+
+
+def float_range(lo: float, hi: float, shown: str | None = None) -> dict[str, Rule]:
+    def check(value: Any) -> float:
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise Invalid
+        if not math.isfinite(value) or not lo <= value <= hi:
+            raise Invalid
+        return float(value)
+    return _rule(shown or f"a number from {lo:g} to {hi:g}", check)
+
+
+def boolean() -> dict[str, Rule]:
+    def check(value: Any) -> bool:
+        if not isinstance(value, bool):
+            raise Invalid
+        return value
+    return _rule("true | false", check)
+
+
+# What the display's font can draw (Latin-1 printable), nothing that breaks a log line.
+_PRINTABLE = re.compile(r"^[\x20-\x7e\xa1-\xff]*$")
+
+
+def text(min_len: int, max_len: int) -> dict[str, Rule]:
+    def check(value: Any) -> str:
+        if not isinstance(value, str) or not min_len <= len(value) <= max_len:
+            raise Invalid
+        if not _PRINTABLE.match(value):
+            raise Invalid
+        return value
+    return _rule(f"text of {min_len} to {max_len} Latin-1 characters", check)
+
+
+def path_text() -> dict[str, Rule]:
+    def check(value: Any) -> str:
+        if not isinstance(value, str) or not value.strip() or "\x00" in value:
+            raise Invalid
+        return value
+    return _rule("a path", check)
+
+
+_CAMERA_SPEC = re.compile(r"^(picamera|fake|usb:\d{1,2}|replay:.+)$")
+
+
+def camera_spec() -> dict[str, Rule]:
+    def check(value: Any) -> str:
+        if not isinstance(value, str) or not _CAMERA_SPEC.match(value):
+            raise Invalid
+        return value
+    return _rule("'picamera' | 'usb:N' | 'replay:DIR' | 'fake'", check)
+
+
+def resolution() -> dict[str, Rule]:
+    def check(value: Any) -> tuple[int, int]:
+        if not isinstance(value, list) or len(value) != 2:
+            raise Invalid
+        width, height = value
+        for v in value:
+            if isinstance(v, bool) or not isinstance(v, int):
+                raise Invalid
+        if not (160 <= width <= 4608 and 120 <= height <= 3456):
+            raise Invalid
+        return (width, height)
+    return _rule("[width, height] with width 160..4608 and height 120..3456", check)
+
+
+def bcm_pin() -> dict[str, Rule]:
+    # 2 and 3 are SDA and SCL of I2C bus 1, where the display lives.
+    return int_range(4, 27, "a BCM GPIO number from 4 to 27 (2 and 3 are the display's I2C)")
+
+
+def player_names() -> dict[str, Rule]:
+    name = text(1, 8)["rule"]
+
+    def check(value: Any) -> tuple[str, ...]:
+        if not isinstance(value, list) or len(value) > 8:
+            raise Invalid
+        names = tuple(name.check(v) for v in value)
+        if len(set(names)) != len(names):
+            raise Invalid
+        return names
+    return _rule("a list of up to 8 different names of 1 to 8 Latin-1 characters", check)
+
+
+def house_rules() -> dict[str, Rule]:
+    def check(value: Any) -> dict[str, Any]:
+        if not isinstance(value, dict):
+            raise Invalid
+        for key, v in value.items():
+            if isinstance(v, (dict, list)):
+                raise Invalid
+        return dict(value)
+    return _rule("a table of the game's house-rule options (key = value)", check)
+
+
+# -- the sections ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class DeviceConfig:
+    name: str = field(default="cubilete", metadata=text(1, 32))
+    language: str = field(default="es", metadata=one_of("es", "en"))
+    state_dir: str = field(default="/var/lib/cubilete", metadata=path_text())
+
+
+@dataclass(frozen=True)
+class CameraConfig:
+    spec: str = field(default="picamera", metadata=camera_spec())
+    resolution: tuple[int, int] = field(default=(640, 480), metadata=resolution())
+    fps: int = field(default=30, metadata=int_range(1, 60))
+    # 0 = measured automatically at start, then held fixed for the rest of the run.
+    exposure_us: int = field(default=0, metadata=int_range(0, 1_000_000, "0 (auto, then fixed) or microseconds up to 1000000"))
+    analogue_gain: float = field(default=0.0, metadata=float_range(0.0, 16.0, "0 (auto, then fixed) or a gain from 1 to 16"))
+    awb: str = field(default="auto", metadata=one_of("auto", "daylight", "cloudy", "indoor", "tungsten", "fluorescent"))
+    # Camera Module 3: focus distance in dioptres (1 / metres); -1 = autofocus once at start.
+    lens_position: float = field(default=-1.0, metadata=float_range(-1.0, 15.0, "-1 (autofocus once at start) or dioptres 0 to 15"))
+
+
+@dataclass(frozen=True)
+class DisplayConfig:
+    driver: str = field(default="ssd1306", metadata=one_of("ssd1306", "sh1106", "terminal", "dummy"))
+    bus: int = field(default=1, metadata=int_range(0, 22))
+    address: int = field(default=0x3C, metadata=int_range(0x08, 0x77, "an I2C address from 0x08 to 0x77 (usually 0x3C or 0x3D)"))
+    rotate: int = field(default=0, metadata=one_of(0, 180))
+    contrast: int = field(default=200, metadata=int_range(1, 255))
+    idle_dim_s: int = field(default=300, metadata=int_range(0, 86_400, "0 (never) or seconds up to 86400"))
+    idle_contrast: int = field(default=16, metadata=int_range(1, 255))
+    pixel_shift: bool = field(default=True, metadata=boolean())
+
+
+@dataclass(frozen=True)
+class ButtonsConfig:
+    spec: str = field(default="gpio", metadata=one_of("gpio", "keyboard", "none"))
+    layout: str = field(default="three", metadata=one_of("three", "encoder"))
+    pin_prev: int = field(default=5, metadata=bcm_pin())
+    pin_next: int = field(default=6, metadata=bcm_pin())
+    pin_ok: int = field(default=13, metadata=bcm_pin())
+    pin_a: int = field(default=17, metadata=bcm_pin())
+    pin_b: int = field(default=27, metadata=bcm_pin())
+    pin_push: int = field(default=22, metadata=bcm_pin())
+    long_press_s: float = field(default=0.7, metadata=float_range(0.3, 3.0))
+    repeat_s: float = field(default=0.2, metadata=float_range(0.05, 2.0))
+    bounce_s: float = field(default=0.02, metadata=float_range(0.0, 0.2))
+
+    def layout_pins(self) -> dict[str, int]:
+        """The pins the chosen layout uses, by role."""
+        if self.layout == "encoder":
+            return {"a": self.pin_a, "b": self.pin_b, "push": self.pin_push}
+        return {"prev": self.pin_prev, "next": self.pin_next, "ok": self.pin_ok}
+
+
+@dataclass(frozen=True)
+class GameConfig:
+    game: str = field(default="generala", metadata=one_of(
+        "general", "generala", "generala-classic", "yacht", "crag", "cacho", "goldene-fuenfzig"))
+    players: int = field(default=2, metadata=int_range(1, 8))
+    names: tuple[str, ...] = field(default=(), metadata=player_names())
+    order: str = field(default="roll-off", metadata=one_of("roll-off", "fixed"))
+    stake_per_point: float = field(default=0.0, metadata=float_range(0.0, 1000.0))
+    currency: str = field(default="", metadata=text(0, 3))
+    options: dict[str, Any] = field(default_factory=dict, metadata=house_rules())
+
+
+@dataclass(frozen=True)
+class StorageConfig:
+    retention_days: int = field(default=90, metadata=int_range(1, 3650))
+    disk_cap_mb: int = field(default=1024, metadata=int_range(10, 1_000_000))
+    jpeg_quality: int = field(default=80, metadata=int_range(30, 95))
+
+
+@dataclass(frozen=True)
+class ExportConfig:
+    socket: str = field(default="/run/cubilete/control.sock", metadata=path_text())
+    byte_cap_mb: int = field(default=2048, metadata=int_range(1, 1_000_000))
+    include_snapshots: bool = field(default=True, metadata=boolean())
+
+
+@dataclass(frozen=True)
+class Config:
+    device: DeviceConfig = field(default_factory=DeviceConfig)
+    camera: CameraConfig = field(default_factory=CameraConfig)
+    display: DisplayConfig = field(default_factory=DisplayConfig)
+    buttons: ButtonsConfig = field(default_factory=ButtonsConfig)
+    game: GameConfig = field(default_factory=GameConfig)
+    storage: StorageConfig = field(default_factory=StorageConfig)
+    export: ExportConfig = field(default_factory=ExportConfig)
+
+
+SECTIONS: dict[str, type] = {f.name: f.default_factory for f in fields(Config)}  # type: ignore[misc]
+
+
+@dataclass(frozen=True)
+class ConfigProblem:
+    """One thing wrong with a config file. `key` is "section.key" ("" for the whole file)."""
+
+    key: str
+    value: Any
+    allowed: str
+    message: str
+
+    def __str__(self) -> str:
+        return self.message
+
+
+# -- cross-key checks: (section, check) where check returns problems as (key, value, allowed) --
+
+
+def _buttons_pins_distinct(section: ButtonsConfig) -> list[tuple[str, Any, str]]:
+    pins = section.layout_pins()
+    seen: dict[int, str] = {}
+    for role, pin in pins.items():
+        if pin in seen:
+            return [(f"pin_{role}", pin, f"a pin not already used by pin_{seen[pin]}")]
+        seen[pin] = role
+    return []
+
+
+def _game_options_known(section: GameConfig) -> list[tuple[str, Any, str]]:
+    definitions = _engine_options(section.game)
+    if definitions is None:
+        return []
+    for key, value in section.options.items():
+        if key not in definitions:
+            known = ", ".join(sorted(definitions)) or "none"
+            return [(f"options.{key}", value, f"an option of {section.game}: {known}")]
+        allowed = definitions[key]
+        if allowed and value not in allowed:
+            return [(f"options.{key}", value, " | ".join(map(str, allowed)))]
+    return []
+
+
+def _engine_options(game_id: str) -> dict[str, tuple[Any, ...]] | None:
+    """The house-rule options of a game from the engine, or None if it cannot say."""
+    try:
+        from engine import get_game
+        game = get_game(game_id)
+        return {o.key: tuple(getattr(o, "allowed", ()) or ()) for o in game.options}
+    except Exception:  # an engine without the game or the API: nothing to check against
+        return None
+
+
+CROSS_CHECKS: dict[str, Callable[[Any], list[tuple[str, Any, str]]]] = {
+    "buttons": _buttons_pins_distinct,
+    "game": _game_options_known,
+}
+
+
+# -- loading -------------------------------------------------------------------------------
+
+
+def config_from_dict(data: dict[str, Any]) -> tuple[Config, list[ConfigProblem]]:
+    """Validate parsed TOML; bad sections fall back to their defaults."""
+    problems: list[ConfigProblem] = []
+    sections: dict[str, Any] = {}
+    for name, table in data.items():
+        if name not in SECTIONS:
+            problems.append(ConfigProblem(name, table, ", ".join(SECTIONS),
+                                          f"unknown section [{name}] ignored (sections: {', '.join(SECTIONS)})"))
+            continue
+        section_type = SECTIONS[name]
+        if not isinstance(table, dict):
+            problems.append(ConfigProblem(name, table, "a table",
+                                          f"{name} must be a table [{name}]; using the defaults for [{name}]"))
+            continue
+        section, section_problems = _load_section(name, section_type, table)
+        problems += section_problems
+        if section is not None:
+            sections[name] = section
+    return Config(**sections), problems
+
+
+def _load_section(name: str, section_type: type, table: dict[str, Any]) -> tuple[Any, list[ConfigProblem]]:
+    problems: list[ConfigProblem] = []
+    known = {f.name: f for f in fields(section_type)}
+    values: dict[str, Any] = {}
+    bad = False
+    for key, value in table.items():
+        if key not in known:
+            problems.append(ConfigProblem(f"{name}.{key}", value, ", ".join(known),
+                                          f"unknown key {name}.{key} ignored (keys of [{name}]: {', '.join(known)})"))
+            continue
+        rule: Rule = known[key].metadata["rule"]
+        try:
+            values[key] = rule.check(value)
+        except Invalid:
+            bad = True
+            problems.append(_bad_value(name, key, value, rule.allowed))
+    if bad:
+        return None, problems
+    section = section_type(**values)
+    cross = CROSS_CHECKS.get(name)
+    for key, value, allowed in (cross(section) if cross else []):
+        problems.append(_bad_value(name, key, value, allowed))
+        return None, problems
+    return section, problems
+
+
+def _bad_value(section: str, key: str, value: Any, allowed: str) -> ConfigProblem:
+    return ConfigProblem(f"{section}.{key}", value, allowed,
+                         f"{section}.{key} = {_show(value)} is not allowed: {allowed}; "
+                         f"using the defaults for [{section}]")
+
+
+def _show(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return repr(value)
+    return str(value)
+
+
+def load_config(path: str | Path | None = None) -> tuple[Config, list[ConfigProblem]]:
+    """The config from `path` (default /etc/cubilete/config.toml, which may be absent) over
+    the built-in defaults, and every problem found. Never raises for a bad file."""
+    explicit = path is not None
+    file = Path(path) if path is not None else DEFAULT_PATH
+    try:
+        raw = file.read_bytes()
+    except FileNotFoundError:
+        if not explicit:
+            return Config(), []
+        return Config(), [ConfigProblem("", str(file), "an existing TOML file",
+                                        f"{file}: no such file; using the built-in defaults")]
+    except OSError as error:
+        return Config(), [ConfigProblem("", str(file), "a readable TOML file",
+                                        f"{file}: cannot read ({error.strerror}); using the built-in defaults")]
+    try:
+        data = tomllib.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        return Config(), [ConfigProblem("", str(file), "UTF-8 text",
+                                        f"{file}: not UTF-8 text; using the built-in defaults")]
+    except tomllib.TOMLDecodeError as error:
+        return Config(), [ConfigProblem("", str(file), "valid TOML",
+                                        f"{file}: not valid TOML ({error}); using the built-in defaults")]
+    return config_from_dict(data)
+
+
+def with_overrides(config: Config, **sections: dict[str, Any]) -> Config:
+    """A copy with some keys replaced (command-line options), e.g. camera={"spec": "fake"}."""
+    return replace(config, **{name: replace(getattr(config, name), **values)
+                              for name, values in sections.items()})

@@ -1,0 +1,149 @@
+"""The config file: defaults, validation by key, section fallback, unknown keys."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from firmware.config import Config, ConfigProblem, load_config
+
+DEFAULT_FILE = Path(__file__).resolve().parents[2] / "firmware" / "default_config.toml"
+
+
+def load(tmp_path: Path, text: str) -> tuple[Config, list[ConfigProblem]]:
+    path = tmp_path / "config.toml"
+    path.write_text(text, encoding="utf-8")
+    return load_config(path)
+
+
+def test_the_shipped_default_file_is_valid_and_matches_the_built_in_defaults() -> None:
+    config, problems = load_config(DEFAULT_FILE)
+    assert problems == []
+    assert config == Config()
+
+
+def test_a_named_file_that_is_missing_is_reported(tmp_path: Path) -> None:
+    config, problems = load_config(tmp_path / "absent.toml")
+    assert config == Config()
+    assert len(problems) == 1 and "no such file" in problems[0].message
+
+
+def test_good_values_are_applied(tmp_path: Path) -> None:
+    config, problems = load(tmp_path, """
+[device]
+language = "en"
+[display]
+driver = "sh1106"
+address = 0x3D
+rotate = 180
+[game]
+players = 4
+names = ["Ana", "Beto", "Ñandú"]
+stake_per_point = 0.5
+""")
+    assert problems == []
+    assert config.device.language == "en"
+    assert (config.display.driver, config.display.address, config.display.rotate) == ("sh1106", 0x3D, 180)
+    assert config.game.players == 4
+    assert config.game.names == ("Ana", "Beto", "Ñandú")
+    assert config.game.stake_per_point == 0.5
+
+
+def test_bad_value_names_key_value_and_allowed_values_and_section_falls_back(tmp_path: Path) -> None:
+    config, problems = load(tmp_path, """
+[camera]
+spec = "usb:0"
+fps = 240
+[device]
+language = "fr"
+""")
+    by_key = {p.key: p for p in problems}
+    assert set(by_key) == {"camera.fps", "device.language"}
+    assert by_key["camera.fps"].value == 240
+    assert "1 to 60" in by_key["camera.fps"].allowed
+    assert "'es' | 'en'" in by_key["device.language"].message
+    assert "defaults for [camera]" in by_key["camera.fps"].message
+    # The whole [camera] section falls back, including the good spec.
+    assert config.camera == Config().camera
+    assert config.device == Config().device
+
+
+def test_other_sections_keep_their_values_when_one_is_bad(tmp_path: Path) -> None:
+    config, problems = load(tmp_path, """
+[display]
+rotate = 90
+[storage]
+retention_days = 7
+""")
+    assert [p.key for p in problems] == ["display.rotate"]
+    assert config.display == Config().display
+    assert config.storage.retention_days == 7
+
+
+def test_unknown_keys_and_sections_are_reported_and_ignored(tmp_path: Path) -> None:
+    config, problems = load(tmp_path, """
+[camera]
+fsp = 25
+fps = 25
+[wifi]
+ssid = "bar"
+""")
+    assert sorted(p.key for p in problems) == ["camera.fsp", "wifi"]
+    assert config.camera.fps == 25  # an unknown key does not reset its section
+
+
+@pytest.mark.parametrize("text, key", [
+    ('[display]\ncontrast = true', "display.contrast"),
+    ('[display]\npixel_shift = 1', "display.pixel_shift"),
+    ('[camera]\nresolution = [640]', "camera.resolution"),
+    ('[camera]\nspec = "webcam"', "camera.spec"),
+    ('[buttons]\npin_ok = 2', "buttons.pin_ok"),
+    ('[buttons]\npin_ok = 5', "buttons.pin_ok"),  # same pin as pin_prev
+    ('[game]\nnames = ["Ana", "Ana"]', "game.names"),
+    ('[game]\nnames = ["a name far too long"]', "game.names"),
+    ('[game]\nplayers = 9', "game.players"),
+    ('[game]\ngame = "poker"', "game.game"),
+    ('[game]\nstake_per_point = -1', "game.stake_per_point"),
+    ('[storage]\ndisk_cap_mb = 1.5', "storage.disk_cap_mb"),
+])
+def test_each_kind_of_bad_value_is_caught(tmp_path: Path, text: str, key: str) -> None:
+    config, problems = load(tmp_path, text)
+    assert [p.key for p in problems] == [key]
+    section = key.split(".")[0]
+    assert getattr(config, section) == getattr(Config(), section)
+
+
+def test_encoder_pins_are_checked_only_with_the_encoder_layout(tmp_path: Path) -> None:
+    _, problems = load(tmp_path, "[buttons]\npin_a = 5")
+    assert problems == []
+    _, problems = load(tmp_path, '[buttons]\nlayout = "encoder"\npin_a = 27')
+    assert [p.key for p in problems] == ["buttons.pin_b"]
+
+
+def test_not_toml_falls_back_to_all_defaults(tmp_path: Path) -> None:
+    config, problems = load(tmp_path, "[camera\nfps = 30")
+    assert config == Config()
+    assert len(problems) == 1 and "not valid TOML" in problems[0].message
+
+
+def test_section_that_is_not_a_table(tmp_path: Path) -> None:
+    config, problems = load(tmp_path, "camera = 3")
+    assert [p.key for p in problems] == ["camera"]
+    assert config == Config()
+
+
+def test_config_check_command_prints_each_problem_and_exits_1(tmp_path: Path,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    from firmware.cli import main
+
+    bad = tmp_path / "bad.toml"
+    bad.write_text('[camera]\nfps = 240\n[display]\ndriver = "oled"\n', encoding="utf-8")
+    assert main(["config", "check", str(bad)]) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert len(out) == 2
+    assert "camera.fps = 240" in out[0] and "1 to 60" in out[0]
+    assert "display.driver = 'oled'" in out[1] and "'sh1106'" in out[1]
+
+    assert main(["config", "check", str(DEFAULT_FILE)]) == 0
+    assert "valid" in capsys.readouterr().out
