@@ -1,0 +1,207 @@
+"""Procedural textures: die faces (body, pips, rounded corners) and tray surfaces.
+
+Everything is drawn with numpy and OpenCV from a seed, so the same spec always gives the
+same pixels. Die face textures are cached: a frame sequence reuses them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+import cv2
+import numpy as np
+
+from .spec import BGR, BackgroundSpec, DieSpec
+
+PIP_LAYOUT: dict[int, tuple[tuple[int, int], ...]] = {
+    # pip positions in units of pip_spread from the face centre, (u right, v down)
+    1: ((0, 0),),
+    2: ((-1, -1), (1, 1)),
+    3: ((-1, -1), (0, 0), (1, 1)),
+    4: ((-1, -1), (1, -1), (-1, 1), (1, 1)),
+    5: ((-1, -1), (1, -1), (0, 0), (-1, 1), (1, 1)),
+    6: ((-1, -1), (-1, 0), (-1, 1), (1, -1), (1, 0), (1, 1)),
+}
+
+TEXTURE_SIZES = (24, 32, 48, 64, 96, 128, 192)
+
+
+@dataclass(frozen=True)
+class DieLook:
+    """The parts of a DieSpec that decide what its faces look like."""
+
+    body_bgr: BGR
+    body2_bgr: BGR | None
+    pip_bgr: BGR
+    style: str
+    opacity: float
+    pip_radius: float
+    pip_spread: float
+    one_pip_scale: float
+    pip_depth: float
+    corner_radius: float
+    texture_seed: int
+
+    @classmethod
+    def of(cls, die: DieSpec) -> "DieLook":
+        return cls(
+            tuple(map(float, die.body_bgr)), None if die.body2_bgr is None else tuple(map(float, die.body2_bgr)),
+            tuple(map(float, die.pip_bgr)), die.style,
+            die.opacity if die.style == "translucent" else 1.0,
+            die.pip_radius, die.pip_spread, die.one_pip_scale, die.pip_depth, die.corner_radius,
+            die.texture_seed,
+        )
+
+
+def texture_size_for(pixels: float) -> int:
+    """The smallest cached texture size that is at least as fine as `pixels` on screen."""
+    for size in TEXTURE_SIZES:
+        if size >= pixels * 1.25:
+            return size
+    return TEXTURE_SIZES[-1]
+
+
+def smooth_noise(rng: np.random.Generator, height: int, width: int, cell: float, octaves: int = 1) -> np.ndarray:
+    """Value noise in about -1..1 with features of `cell` px (float32, height x width)."""
+    total = np.zeros((height, width), np.float32)
+    amplitude, norm = 1.0, 0.0
+    for _ in range(octaves):
+        gh, gw = max(2, int(height / cell) + 2), max(2, int(width / cell) + 2)
+        grid = rng.uniform(-1, 1, (gh, gw)).astype(np.float32)
+        total += amplitude * cv2.resize(grid, (width, height), interpolation=cv2.INTER_CUBIC)
+        norm += amplitude
+        amplitude *= 0.5
+        cell = max(1.0, cell / 2)
+    return total / norm
+
+
+def rounded_square_coverage(size: int, radius_frac: float, grow: float = 0.0) -> np.ndarray:
+    """Anti-aliased coverage (0..1) of a square with rounded corners filling size x size px."""
+    c = (size - 1) / 2
+    coords = np.abs(np.arange(size, dtype=np.float32) - c)
+    qx, qy = np.meshgrid(coords, coords)
+    half = size / 2 + grow
+    r = radius_frac * size
+    dx, dy = qx - (half - r), qy - (half - r)
+    outside = np.hypot(np.maximum(dx, 0), np.maximum(dy, 0))
+    sdf = outside + np.minimum(np.maximum(dx, dy), 0) - r
+    return np.clip(0.5 - sdf, 0, 1)
+
+
+def _edge_distance(size: int) -> np.ndarray:
+    c = (size - 1) / 2
+    coords = (size / 2) - np.abs(np.arange(size, dtype=np.float32) - c)
+    return np.minimum.outer(coords, coords)
+
+
+@lru_cache(maxsize=512)
+def face_texture(look: DieLook, value: int, size: int) -> np.ndarray:
+    """The face showing `value`, as a size x size BGRA uint8 image seen from outside.
+
+    Alpha is the coverage of the rounded face times the body opacity (1 under the pips).
+    """
+    rng = np.random.default_rng([look.texture_seed, value, size])
+    body = np.empty((size, size, 3), np.float32)
+    body[:] = look.body_bgr
+    if look.style == "marbled":
+        second = np.array(look.body2_bgr if look.body2_bgr is not None else _contrast_colour(look.body_bgr), np.float32)
+        warp = smooth_noise(rng, size, size, size / 2.5, octaves=3)
+        yy, xx = np.mgrid[0:size, 0:size].astype(np.float32) / size
+        direction = rng.uniform(0, np.pi)
+        bands = np.sin((xx * np.cos(direction) + yy * np.sin(direction)) * rng.uniform(5, 10) + 5.0 * warp)
+        mix = np.clip(0.5 + 0.9 * bands, 0, 1)[..., None]
+        body = body * (1 - mix) + second * mix
+    grain = smooth_noise(rng, size, size, max(1.5, size / 24))
+    body *= (1 + 0.025 * grain)[..., None]
+
+    # Rounded edges turn away from the light: darken a band along the rim of the face.
+    band = max(1.0, look.corner_radius * size * 0.8)
+    edge = np.clip(_edge_distance(size) / band, 0, 1)
+    body *= (0.78 + 0.22 * (edge * edge * (3 - 2 * edge)))[..., None]
+
+    pips = np.zeros((size, size), np.float32)
+    shade = np.ones((size, size), np.float32)
+    yy, xx = np.mgrid[0:size, 0:size].astype(np.float32)
+    c = (size - 1) / 2
+    for pu, pv in PIP_LAYOUT[value]:
+        radius = look.pip_radius * size * (look.one_pip_scale if value == 1 else 1.0)
+        px, py = c + pu * look.pip_spread * size, c + pv * look.pip_spread * size
+        dx, dy = xx - px, yy - py
+        dist = np.hypot(dx, dy)
+        softness = max(0.6, size / 64)  # moulded pips have slightly soft rims
+        inside = np.clip((radius - dist) / softness + 0.5, 0, 1)
+        pips = np.maximum(pips, inside)
+        if look.pip_depth > 0:
+            # a drilled pip: its upper-left inner wall is in shadow, its rim a dark ring
+            side = np.clip((-(dx + dy) / (1.414 * radius)), 0, 1)
+            ring = np.exp(-(((radius - dist) / (0.3 * radius)) ** 2))
+            shade -= inside * look.pip_depth * (0.25 * side + 0.3 * ring)
+    pip_colour = np.array(look.pip_bgr, np.float32)
+    colour = body * (1 - pips[..., None]) + pip_colour * pips[..., None]
+    colour *= np.clip(shade, 0.3, 1)[..., None]
+
+    coverage = rounded_square_coverage(size, look.corner_radius)
+    alpha = coverage * (look.opacity + (1 - look.opacity) * pips)
+    out = np.dstack([np.clip(colour, 0, 255), alpha * 255])
+    return np.round(out).astype(np.uint8)
+
+
+def _contrast_colour(bgr: BGR) -> tuple[float, float, float]:
+    b, g, r = bgr
+    return (min(255, b * 0.5 + 110), min(255, g * 0.5 + 110), min(255, r * 0.5 + 110))
+
+
+def background_texture(spec: BackgroundSpec, width: int, height: int) -> np.ndarray:
+    """A width x height float32 BGR patch of the surface (one plane px per pixel)."""
+    rng = np.random.default_rng([spec.seed, 7919])
+    base = np.array(spec.bgr, np.float32)
+    second = np.array(spec.bgr2, np.float32) if spec.bgr2 is not None else base * 0.7
+    t = spec.texture
+    out = np.empty((height, width, 3), np.float32)
+    out[:] = base
+    if spec.kind == "felt":
+        blotches = smooth_noise(rng, height, width, 120, octaves=3)
+        fibres = cv2.GaussianBlur(rng.standard_normal((height, width)).astype(np.float32), (0, 0), 0.8)
+        pills = smooth_noise(rng, height, width, 6)
+        out *= (1 + t * (0.06 * blotches + 0.10 * fibres + 0.04 * pills))[..., None]
+    elif spec.kind == "wood":
+        angle = rng.uniform(0, 180)
+        m = cv2.getRotationMatrix2D((width / 2, height / 2), angle, 1.0)
+        big = int(np.hypot(width, height)) + 4
+        plank_w = rng.uniform(90, 220)
+        ys = np.arange(big, dtype=np.float32)
+        plank = np.floor(ys / plank_w).astype(int)
+        plank_shift = rng.uniform(-0.12, 0.12, plank.max() + 1).astype(np.float32)
+        streak = cv2.resize(rng.uniform(-1, 1, (big // 2 + 2, max(2, big // 90))).astype(np.float32), (big, big),
+                            interpolation=cv2.INTER_CUBIC)
+        warp = smooth_noise(rng, big, big, 60, octaves=2)
+        period = rng.uniform(3.0, 8.0)
+        grain = np.sin((ys[:, None] + 8 * warp) * (2 * np.pi / period) + plank[:, None] * 1.7)
+        mix = np.clip(0.5 + 0.35 * grain * (0.5 + 0.5 * streak) + 0.4 * streak, 0, 1)
+        seams = (np.abs(ys - (plank + 0.5) * plank_w) > plank_w / 2 - 1.2).astype(np.float32)
+        tone = 1 + t * plank_shift[plank][:, None] - 0.35 * seams[:, None]
+        layer = np.empty((big, big, 3), np.float32)
+        layer[:] = base
+        layer = (layer * (1 - t * mix[..., None]) + second * (t * mix[..., None])) * tone[..., None]
+        m[:, 2] -= (big - width) / 2, (big - height) / 2
+        out = cv2.warpAffine(layer, m, (width, height), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT)
+    elif spec.kind == "plastic":
+        low = smooth_noise(rng, height, width, 200, octaves=2)
+        fine = rng.standard_normal((height, width)).astype(np.float32)
+        out *= (1 + t * (0.03 * low + 0.012 * fine))[..., None]
+    elif spec.kind == "leather":
+        bumps = smooth_noise(rng, height, width, 4, octaves=2)
+        relief = cv2.Sobel(bumps, cv2.CV_32F, 1, 0, ksize=3) + cv2.Sobel(bumps, cv2.CV_32F, 0, 1, ksize=3)
+        creases = np.abs(smooth_noise(rng, height, width, 70, octaves=3))
+        crease = np.clip(1 - creases / 0.06, 0, 1)
+        blotches = smooth_noise(rng, height, width, 150, octaves=2)
+        out *= (1 + t * (0.12 * relief + 0.05 * blotches))[..., None]
+        out = out * (1 - 0.5 * t * crease[..., None]) + second * (0.5 * t * crease[..., None])
+    elif spec.kind == "card":
+        low = smooth_noise(rng, height, width, 150, octaves=2)
+        grain = cv2.GaussianBlur(rng.standard_normal((height, width)).astype(np.float32), (0, 0), 0.7)
+        flecks = (rng.random((height, width)) < 0.0015).astype(np.float32)
+        flecks = cv2.GaussianBlur(flecks, (0, 0), 0.8) * 4
+        out *= (1 + t * (0.03 * low + 0.05 * grain - 0.5 * np.clip(flecks, 0, 1)))[..., None]
+    return np.clip(out, 0, 255)
