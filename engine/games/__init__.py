@@ -1,0 +1,39 @@
+"""Every game the engine plays, by id, and the named option presets."""
+
+from __future__ import annotations
+
+from types import MappingProxyType
+from typing import Any, Mapping
+
+from engine.errors import UnknownGame
+from engine.games.cacho import CACHO
+from engine.games.crag import CRAG
+from engine.games.general import GENERAL
+from engine.games.generala import GENERALA, GENERALA_CLASSIC
+from engine.games.goldene import GOLDENE_FUENFZIG
+from engine.games.yacht import YACHT, YACHT_1938
+from engine.rules import GameDef, OptionValue, Preset
+
+GAMES: Mapping[str, GameDef] = MappingProxyType({
+    game.id: game for game in (GENERAL, GENERALA, GENERALA_CLASSIC, YACHT, CRAG, CACHO, GOLDENE_FUENFZIG)
+})
+
+PRESETS: Mapping[str, Preset] = MappingProxyType({preset.id: preset for preset in (YACHT_1938,)})
+
+
+def get_game(game_id: str) -> GameDef:
+    """The game with this id; raises UnknownGame (naming the known ones) otherwise."""
+    try:
+        return GAMES[game_id]
+    except KeyError:
+        raise UnknownGame(f"unknown game {game_id!r}; games: {', '.join(list(GAMES) + list(PRESETS))}") from None
+
+
+def resolve_game(name: str, options: Mapping[str, Any] | None = None) -> tuple[GameDef, dict[str, OptionValue]]:
+    """A game id or preset id plus options given on top: the game and all its option values."""
+    if name in PRESETS:
+        preset = PRESETS[name]
+        game = GAMES[preset.game]
+        return game, game.resolve_options({**preset.options, **(options or {})})
+    game = get_game(name)
+    return game, game.resolve_options(options)

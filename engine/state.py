@@ -1,0 +1,145 @@
+"""The state of a game: immutable values produced by folding its events (`engine.fold`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any, Literal, Mapping
+
+from engine.dice import opposite
+from engine.rules import GameDef, Rules
+from engine.sheet import Sheet
+
+
+@dataclass(frozen=True)
+class ThrowRecord:
+    """One throw: every die's value as thrown (held dice keep theirs) and the dice thrown.
+    `corrected` says a reading_corrected event replaced the camera's values."""
+
+    values: tuple[int, ...]
+    thrown: tuple[int, ...]
+    corrected: bool = False
+
+    @property
+    def all_dice(self) -> bool:
+        return len(self.thrown) == len(self.values)
+
+
+@dataclass(frozen=True)
+class Turn:
+    """The current player's turn so far: throws in order and the dice turned over since the
+    last throw. Dice are indices 0..n-1, stable within the turn."""
+
+    player: int
+    throws: tuple[ThrowRecord, ...] = ()
+    turned: tuple[int, ...] = ()
+
+    @property
+    def throw_number(self) -> int:
+        """Throws made so far this turn (0 before the first)."""
+        return len(self.throws)
+
+    @property
+    def last_throw(self) -> ThrowRecord | None:
+        return self.throws[-1] if self.throws else None
+
+    @property
+    def thrown_values(self) -> tuple[int, ...]:
+        """The dice as the last throw left them, before any die was turned over."""
+        return self.throws[-1].values if self.throws else ()
+
+    @property
+    def dice(self) -> tuple[int, ...]:
+        """The dice showing now: the last throw with the turned dice on their opposite face."""
+        return tuple(opposite(v) if i in self.turned else v for i, v in enumerate(self.thrown_values))
+
+    @property
+    def held(self) -> tuple[int, ...]:
+        """Dice not thrown in the last throw (kept from earlier throws)."""
+        if not self.throws:
+            return ()
+        last = self.throws[-1]
+        return tuple(i for i in range(len(last.values)) if i not in last.thrown)
+
+    @property
+    def all_dice_thrown(self) -> bool:
+        """The last throw was of all the dice (no die held)."""
+        return bool(self.throws) and self.throws[-1].all_dice
+
+    @property
+    def locked(self) -> frozenset[int]:
+        """Dice set aside in a later throw of this turn (for held_dice_locked)."""
+        return frozenset(i for record in self.throws[1:]
+                         for i in range(len(record.values)) if i not in record.thrown)
+
+
+@dataclass(frozen=True)
+class InstantWin:
+    """A game won at once. `at` is "throw" (made by the dice of a throw: big general,
+    generala servida, dormida) or "fill" (made by the sheet after a box was filled)."""
+
+    player: int
+    rule: str
+    name_en: str
+    name_es: str
+    at: Literal["throw", "fill"]
+
+
+@dataclass(frozen=True)
+class GameState:
+    """A game after some events. Never mutated: `engine.apply` returns a new state.
+
+    players are in play order; `turn.player` is whose turn it is. `sheets[p]` is player p's
+    column (a mark per category, None while open); `banks[p]` is p's spare throws
+    (goldene-fuenfzig; always 0 elsewhere). `undo_point` is the state just before the last
+    box was filled (what turn_undone returns to)."""
+
+    game: GameDef
+    options: Mapping[str, Any]
+    rules: Rules
+    players: tuple[str, ...]
+    sheets: tuple[Sheet, ...]
+    turn: Turn
+    banks: tuple[int, ...]
+    stake: Decimal | None = None
+    partnerships: tuple[tuple[int, ...], ...] | None = None
+    instant_win: InstantWin | None = None
+    undo_point: "GameState | None" = field(default=None, repr=False)
+
+    @property
+    def current_player(self) -> int:
+        return self.turn.player
+
+    @property
+    def finished(self) -> bool:
+        return self.instant_win is not None or all(sheet.is_full for sheet in self.sheets)
+
+    @property
+    def round(self) -> int:
+        """The round being played, from 1 (the current player's filled boxes + 1)."""
+        return self.sheets[self.turn.player].filled_count + 1
+
+    @property
+    def rounds(self) -> int:
+        return len(self.rules.categories)
+
+    @property
+    def totals(self) -> tuple[int, ...]:
+        return tuple(sheet.total for sheet in self.sheets)
+
+    def scores(self, player: int) -> dict[str, int | None]:
+        """Player's points per category, None where open."""
+        return {c: (None if m is None else m.points) for c, m in self.sheets[player].items()}
+
+    @property
+    def max_throws(self) -> int:
+        """Throws the current player may take this turn, spare throws from the bank included."""
+        bank = self.banks[self.turn.player] if self.rules.spare_throw_bank else 0
+        return self.rules.throws + bank
+
+    @property
+    def winners(self) -> tuple[int, ...]:
+        """The winning players once finished (ties share; with partnerships, the whole side)."""
+        from engine.settlement import winners
+
+        return winners(self)

@@ -1,0 +1,22 @@
+"""The public API of the engine as the appliance and the exporter use it."""
+
+from __future__ import annotations
+
+import engine
+from engine import events as ev
+
+
+def test_every_game_of_the_rules_is_listed() -> None:
+    assert set(engine.GAMES) == {"general", "generala", "generala-classic", "yacht", "crag", "cacho",
+                                 "goldene-fuenfzig"}
+    assert set(engine.PRESETS) == {"yacht-1938"}
+
+
+def test_a_turn_from_start_to_score() -> None:
+    state = engine.replay([engine.new_game("generala", ["Ana", "Bea"])])
+    state = engine.apply(state, ev.throw(0, [2, 3, 4, 5, 1]))
+    best = engine.score_options(state)[0]
+    assert (best.category, best.points, best.reasons) == ("straight", 25, ("served",))
+    state = engine.apply(state, ev.category_scored(0, "straight", 25))
+    assert state.current_player == 1
+    assert state.totals == (25, 0)
