@@ -1,16 +1,75 @@
-"""`cubilete export`: not built yet."""
+"""`cubilete export`: write the game logs to a folder, or to a USB stick on the Pi.
+
+    cubilete export --to DIR [--all] [--state-dir DIR] [--config FILE]
+    cubilete export --device /dev/sda1 [--all] [--config FILE]     (cubilete-export@.service)
+
+A failure is one line on stderr and exit code 1, never a traceback.
+"""
 
 from __future__ import annotations
 
 import argparse
+import logging
+import os
 import sys
+
+PROG = "cubilete export"
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser("export", help="(not built yet)")
+    parser = subparsers.add_parser(
+        "export", help="export the game logs to a folder or a USB stick",
+        description="Write games.csv and a folder per game (score sheet, every event, "
+                    "snapshots) under CUBILETE/<device name>/ in the target. By default only "
+                    "the games that are new since the last export.")
+    where = parser.add_mutually_exclusive_group(required=True)
+    where.add_argument("--to", metavar="DIR", help="export into this existing folder")
+    where.add_argument("--device", metavar="DEV",
+                       help="mount this USB partition privately, export, sync and unmount "
+                            "(run by cubilete-export@.service as the cubilete user)")
+    parser.add_argument("--all", action="store_true", help="every game the device has, not only new ones")
+    parser.add_argument("--state-dir", metavar="DIR", help="the device state (default: device.state_dir of the config)")
+    parser.add_argument("--config", metavar="FILE", help="config file (default /etc/cubilete/config.toml)")
+    parser.add_argument("--name", metavar="NAME", help="device name for the folder (default: device.name of the config)")
+    parser.add_argument("--quiet", action="store_true", help="print nothing on success")
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    print("cubilete export: not built yet", file=sys.stderr)
-    return 2
+    logging.basicConfig(level=logging.WARNING, format=f"{PROG}: warning: %(message)s")
+    try:
+        return _run(args)
+    except Exception as error:  # the last line of defence: one line, never a traceback
+        if os.environ.get("CUBILETE_DEBUG"):
+            raise
+        print(f"{PROG}: error: unexpected {type(error).__name__}: {error}", file=sys.stderr)
+        return 1
+
+
+def _run(args: argparse.Namespace) -> int:
+    from firmware.config import load_config
+    from firmware.export.exporter import export_games
+    from firmware.export.safewrite import ExportError
+
+    config, problems = load_config(args.config)
+    for problem in problems:
+        print(f"{PROG}: warning: {problem.message}", file=sys.stderr)
+    state_dir = args.state_dir or config.device.state_dir
+    name = args.name or config.device.name
+    byte_cap = config.export.byte_cap_mb * 1_000_000
+
+    if args.device:
+        from firmware.export.usbjob import run_usb_export
+
+        return run_usb_export(args.device, config, state_dir=state_dir, all_games=args.all,
+                              device_name=name, quiet=args.quiet)
+    try:
+        result = export_games(state_dir, args.to, name, all_games=args.all, byte_cap=byte_cap,
+                              include_snapshots=config.export.include_snapshots,
+                              language=config.device.language)
+    except ExportError as error:
+        print(f"{PROG}: error: {error}", file=sys.stderr)
+        return 1
+    if not args.quiet:
+        print(result.summary_line(args.to))
+    return 0

@@ -1,0 +1,252 @@
+"""The export itself: the device's games from its event log onto a folder or stick.
+
+Layout on the target:
+
+    CUBILETE/<device name>/games.csv                    every game this device ever exported
+    CUBILETE/<device name>/<game_id>_<game>/events.jsonl     every stored event, raw reading
+                                           /scoresheet.csv    categories x players
+                                           /scoresheet.html   printable sheet + throw log
+                                           /snapshots/<seq>.jpg
+
+By default only games that are new since the last export (or that moved on since an
+export caught them unfinished) are written; `all_games` writes every game the device still
+has. The event log is opened read-only; nothing on the device is deleted. A game enters
+the ledger only once all of its files and folders are fsynced, so an export that fails
+part-way (stick pulled, full, read-only, the size cap) is redone from that game on by the
+next one. games.csv is rebuilt from the ledger each time, written last, atomically.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import logging
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from firmware.eventlog import EventLog, EventLogError, GameRecord, StoredEvent, utc_now_iso
+from firmware.export.fatnames import FolderNames, NameClash, fat_name
+from firmware.export.formats import events_jsonl, games_csv, games_csv_row, scoresheet_csv, scoresheet_html
+from firmware.export.ledger import LEDGER_FILE, Ledger, LedgerEntry, LedgerError
+from firmware.export.safewrite import DirOps, ExportError, ExportTarget, Folder
+from firmware.export.summary import summarize
+
+log = logging.getLogger(__name__)
+
+TOP_FOLDER = "CUBILETE"
+LOCK_FILE = "exports.lock"
+LEDGER_FLUSH_SECONDS = 2.0
+DEFAULT_BYTE_CAP = 2048 * 1_000_000
+
+Progress = Callable[[int, int], None]  # (games done, games to do)
+
+
+@dataclass(frozen=True)
+class ExportResult:
+    games: int  # games written by this export
+    listed: int  # games in games.csv
+    bytes_written: int
+    files_written: int
+    missing_snapshots: int  # snapshots referenced by the log but gone from the device
+    folder: str  # CUBILETE/<device name>, relative to the target
+    seconds: float
+
+    def summary_line(self, target: str) -> str:
+        what = "1 game" if self.games == 1 else f"{self.games} games"
+        line = (f"exported {what} ({self.files_written} files, {self.bytes_written / 1e6:.1f} MB)"
+                f" to {os.path.join(target, self.folder)} in {self.seconds:.1f} s;"
+                f" games.csv lists {self.listed}")
+        if self.missing_snapshots:
+            line += f"; {self.missing_snapshots} snapshots were already deleted on the device"
+        return line
+
+
+class PartialExport(ExportError):
+    """An export that stopped part-way; `games` were written before it stopped."""
+
+    def __init__(self, message: str, games: int) -> None:
+        super().__init__(message)
+        self.games = games
+
+
+def export_games(state_dir: str | os.PathLike[str], target: str | os.PathLike[str], device_name: str,
+                 *, all_games: bool = False, byte_cap: int = DEFAULT_BYTE_CAP,
+                 include_snapshots: bool = True, language: str = "es", ops: DirOps | None = None,
+                 progress: Progress | None = None) -> ExportResult:
+    """Export the games of `state_dir` to `target`; raises ExportError (one line) on failure."""
+    state = Path(state_dir)
+    started = time.monotonic()
+    with _exclusive(state):
+        ledger = _load_ledger(state)
+        with _open_log(state) as event_log, ExportTarget(target, byte_cap, ops) as out:
+            games = _select(event_log, ledger, all_games)
+            device_folder_name = fat_name(device_name)
+            done = 0
+            last_flush = time.monotonic()
+            with out.root.subfolder(TOP_FOLDER) as top:
+                with top.subfolder(device_folder_name) as device_folder:
+                    top.sync()
+                    out.root.sync()
+                    names = FolderNames()
+                    missing = 0
+                    try:
+                        for record in games:
+                            if progress:
+                                progress(done, len(games))
+                            entry, gone = _export_game(state, event_log, record, device_folder,
+                                                       names, device_name, include_snapshots, language)
+                            ledger.games[record.game_id] = entry
+                            missing += gone
+                            done += 1
+                            if time.monotonic() - last_flush >= LEDGER_FLUSH_SECONDS:
+                                _save_ledger(ledger, state)
+                                last_flush = time.monotonic()
+                        rows = [entry.row for entry in ledger.games.values()]
+                        device_folder.write_file("games.csv", games_csv(rows))
+                        device_folder.sync()
+                    except ExportError as error:
+                        if done:
+                            _save_ledger(ledger, state)
+                        raise PartialExport(_with_progress(str(error), done), done) from error
+                    except BaseException:
+                        if done:
+                            _save_ledger(ledger, state)
+                        raise
+                    _save_ledger(ledger, state)
+                    if progress:
+                        progress(done, len(games))
+            return ExportResult(games=done, listed=len(rows), bytes_written=out.bytes_written,
+                                files_written=out.files_written, missing_snapshots=missing,
+                                folder=f"{TOP_FOLDER}/{device_folder_name}",
+                                seconds=time.monotonic() - started)
+
+
+def _with_progress(message: str, done: int) -> str:
+    if not done:
+        return message
+    return f"{message} ({done} game{'s' if done != 1 else ''} exported before that)"
+
+
+class _exclusive:
+    """One export at a time per state directory (the USB unit, the menu, the command)."""
+
+    def __init__(self, state: Path) -> None:
+        self._path = state / LOCK_FILE
+        self._fd = -1
+
+    def __enter__(self) -> None:
+        if not self._path.parent.is_dir():
+            raise ExportError(f"no device state at {self._path.parent}")
+        try:
+            self._fd = os.open(self._path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW, 0o644)
+        except OSError as error:
+            raise ExportError(f"cannot keep the export ledger in {self._path.parent}:"
+                              f" {error.strerror or error}") from None
+        try:
+            fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(self._fd)
+            raise ExportError("another export is running; try again when it has finished") from None
+
+    def __exit__(self, *exc: object) -> None:
+        os.close(self._fd)
+
+
+def _load_ledger(state: Path) -> Ledger:
+    try:
+        return Ledger.load(state)
+    except LedgerError as error:
+        aside = state / f"{LEDGER_FILE}.damaged-{utc_now_iso().replace(':', '')}"
+        try:
+            os.replace(state / LEDGER_FILE, aside)
+        except OSError:
+            raise ExportError(f"{error}; and it cannot be moved aside") from None
+        log.warning("%s; moved aside to %s, every game counts as not exported", error, aside.name)
+        return Ledger()
+
+
+def _save_ledger(ledger: Ledger, state: Path) -> None:
+    try:
+        ledger.save(state)
+    except OSError as error:
+        raise ExportError(f"the files are on the stick but the export ledger {state / LEDGER_FILE}"
+                          f" could not be written ({error.strerror or error});"
+                          " the next export writes these games again") from None
+
+
+def _open_log(state: Path) -> EventLog:
+    try:
+        return EventLog.open_readonly(state)
+    except EventLogError as error:
+        raise ExportError(str(error)) from None
+    except Exception as error:  # sqlite3 errors: unreadable, locked, not a database
+        raise ExportError(f"cannot read the event log in {state}: {error}") from None
+
+
+def _select(event_log: EventLog, ledger: Ledger, all_games: bool) -> list[GameRecord]:
+    chosen = []
+    for record in event_log.games():
+        entry = ledger.games.get(record.game_id)
+        if all_games or entry is None:
+            chosen.append(record)
+        elif entry.ended_at is None:
+            # Exported while it was being played: again once it has moved on.
+            count = len(event_log.events(record.game_id))
+            if ledger.needs_export(record.game_id, count, record.ended_at):
+                chosen.append(record)
+    return chosen
+
+
+def _export_game(state: Path, event_log: EventLog, record: GameRecord, device_folder: Folder,
+                 names: FolderNames, device_name: str, include_snapshots: bool,
+                 language: str) -> tuple[LedgerEntry, int]:
+    # The service may append while we read. A game seen ended gets no more events, so its
+    # events read after that are all of them; one seen unfinished stays unfinished in the
+    # ledger even if it ends meanwhile, and goes out again next time.
+    ended_at = (event_log.game(record.game_id) or record).ended_at
+    events = event_log.events(record.game_id)
+    try:
+        folder_name = names.claim(fat_name(f"{record.game_id}_{record.game}"))
+    except NameClash as error:
+        raise ExportError(str(error)) from None
+    summary = summarize(record.game_id, record.game, record.started_at, ended_at,
+                        [e.event for e in events], language)
+    missing = 0
+    with device_folder.subfolder(folder_name) as game_folder:
+        snapshot_names: dict[int, str] = {}
+        with_snapshots = [e for e in events if e.snapshot] if include_snapshots else []
+        if with_snapshots:
+            with game_folder.subfolder("snapshots") as snapshots:
+                for stored in with_snapshots:
+                    data = _read_snapshot(state, stored)
+                    if data is None:
+                        missing += 1
+                        continue
+                    name = f"{stored.seq:06d}.jpg"
+                    snapshots.write_file(name, data)
+                    snapshot_names[stored.seq] = f"snapshots/{name}"
+                snapshots.sync()
+        game_folder.write_file("events.jsonl", events_jsonl(record.game_id, events, snapshot_names))
+        game_folder.write_file("scoresheet.csv", scoresheet_csv(summary))
+        game_folder.write_file("scoresheet.html", scoresheet_html(summary, events, device_name))
+        game_folder.sync()
+    device_folder.sync()
+    entry = LedgerEntry(folder=folder_name, events=len(events), ended_at=ended_at,
+                        exported_at=utc_now_iso(), row=games_csv_row(summary, folder_name))
+    return entry, missing
+
+
+def _read_snapshot(state: Path, stored: StoredEvent) -> bytes | None:
+    relative = PurePosixPath(stored.snapshot or "")
+    if relative.is_absolute() or ".." in relative.parts or not relative.parts:
+        log.warning("ignoring snapshot path %r outside the state directory", stored.snapshot)
+        return None
+    try:
+        return (state / relative).read_bytes()
+    except FileNotFoundError:
+        return None
+    except OSError as error:
+        log.warning("cannot read snapshot %s: %s", relative, error)
+        return None

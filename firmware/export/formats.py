@@ -1,0 +1,236 @@
+"""The files of an export, as bytes: games.csv, scoresheet.csv, events.jsonl, scoresheet.html.
+
+CSV files are UTF-8 with a byte-order mark (so Excel shows accents right) and CRLF line
+ends. A text cell that a spreadsheet would take for a formula (starting with = + - @) is
+prefixed with an apostrophe: player names are typed by anyone at the bar.
+The HTML sheet is self-contained and printable: inline CSS, no scripts, no images, no
+links, and a Content-Security-Policy that forbids loading anything.
+"""
+
+from __future__ import annotations
+
+import csv
+import html
+import io
+import json
+from typing import Any, Iterable, Iterator, Mapping, Sequence
+
+from firmware.export.summary import GameSummary
+
+GAMES_CSV_COLUMNS = (
+    "game_id", "folder", "game", "options", "started_at", "ended_at", "status", "players",
+    "totals", "winners", "settlement", "stake_per_point", "events", "throws", "corrections",
+    "undos", "note",
+)
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def safe_cell(value: Any) -> str:
+    text = "" if value is None else str(value)
+    if text.startswith(_FORMULA_START) and not _is_number(text):
+        return "'" + text
+    return text
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _csv(rows: Iterable[Sequence[Any]]) -> bytes:
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\r\n")
+    for row in rows:
+        writer.writerow([safe_cell(v) for v in row])
+    return ("\ufeff" + buffer.getvalue()).encode("utf-8")
+
+
+def format_options(options: Mapping[str, Any]) -> str:
+    return "; ".join(f"{k}={json.dumps(v) if not isinstance(v, str) else v}" for k, v in sorted(options.items()))
+
+
+def games_csv_row(summary: GameSummary, folder: str) -> dict[str, str]:
+    totals = summary.totals or []
+    return {
+        "game_id": summary.game_id,
+        "folder": folder,
+        "game": summary.game,
+        "options": format_options(summary.options),
+        "started_at": summary.started_at,
+        "ended_at": summary.ended_at or "",
+        "status": summary.status,
+        "players": "; ".join(summary.players),
+        "totals": "; ".join(f"{p} {t}" for p, t in zip(summary.players, totals)),
+        "winners": "; ".join(summary.winners),
+        "settlement": "; ".join(summary.settlement),
+        "stake_per_point": summary.stake or "",
+        "events": str(summary.events),
+        "throws": str(summary.throws),
+        "corrections": str(summary.corrections),
+        "undos": str(summary.undos),
+        "note": summary.problem or "",
+    }
+
+
+def games_csv(rows: Iterable[Mapping[str, str]]) -> bytes:
+    """One row per game, oldest first."""
+    ordered = sorted(rows, key=lambda r: (r.get("started_at", ""), r.get("game_id", "")))
+    return _csv([GAMES_CSV_COLUMNS, *([row.get(c, "") for c in GAMES_CSV_COLUMNS] for row in ordered)])
+
+
+def scoresheet_rows(summary: GameSummary) -> list[list[str]]:
+    """Categories down, players across, like the paper sheet; open boxes are empty,
+    crossed-out boxes X, served (de mano) points marked with *."""
+    rows: list[list[str]] = [["", *summary.players]]
+    for (_, name), cells in zip(summary.categories, summary.sheet):
+        rows.append([name, *("" if c is None else c.text() for c in cells)])
+    for label, values in summary.extra_rows:
+        rows.append([label, *values])
+    if summary.totals is not None:
+        rows.append(["Total", *(str(t) for t in summary.totals)])
+    return rows
+
+
+def scoresheet_csv(summary: GameSummary) -> bytes:
+    rows = scoresheet_rows(summary)
+    if summary.winners:
+        rows.append(["Winner" if len(summary.winners) == 1 else "Winners", "; ".join(summary.winners)])
+    for line in summary.settlement:
+        rows.append(["Settlement", line])
+    if summary.problem:
+        rows.append(["Note", summary.problem])
+    return _csv(rows)
+
+
+def events_jsonl(game_id: str, events: Iterable[Any], snapshot_names: Mapping[int, str]) -> Iterator[bytes]:
+    """One JSON object per line per stored event: what happened, when, what the camera read
+    and the snapshot's file name in the game's folder."""
+    for stored in events:
+        line = {
+            "game_id": game_id,
+            "seq": stored.seq,
+            "at": stored.at,
+            "event": stored.event,
+            "reading": stored.reading,
+            "snapshot": snapshot_names.get(stored.seq),
+        }
+        yield (json.dumps(line, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
+
+
+_CSS = """
+body{font-family:Helvetica,Arial,sans-serif;margin:1.5em;color:#000;background:#fff}
+h1{font-size:1.4em;margin:0 0 .2em}
+p.meta{margin:.1em 0;color:#333}
+table{border-collapse:collapse;margin:1em 0}
+th,td{border:1px solid #000;padding:.25em .6em;text-align:center}
+th:first-child,td:first-child{text-align:left}
+tr.total td{font-weight:bold;border-top:2px solid #000}
+table.log td,table.log th{font-size:.85em}
+.note{color:#a00}
+@media print{body{margin:0}h2{page-break-before:auto}table{page-break-inside:auto}tr{page-break-inside:avoid}}
+"""
+
+
+def scoresheet_html(summary: GameSummary, events: Sequence[Any], device_name: str) -> bytes:
+    e = html.escape
+    parts = [
+        "<!DOCTYPE html>",
+        '<html lang="es"><head><meta charset="utf-8">',
+        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">",
+        f"<title>{e(summary.game_name)} {e(summary.started_at)}</title>",
+        f"<style>{_CSS}</style></head><body>",
+        f"<h1>{e(summary.game_name)}</h1>",
+        f'<p class="meta">{e(device_name)} &middot; game {e(summary.game_id)} &middot; {e(summary.status)}</p>',
+        f'<p class="meta">started {e(summary.started_at)}'
+        + (f" &middot; ended {e(summary.ended_at)}" if summary.ended_at else "") + "</p>",
+    ]
+    if summary.options:
+        parts.append(f'<p class="meta">options: {e(format_options(summary.options))}</p>')
+    if summary.stake:
+        parts.append(f'<p class="meta">stake per point: {e(summary.stake)}</p>')
+    rows = scoresheet_rows(summary)
+    parts.append("<table><thead><tr>" + "".join(f"<th>{e(c)}</th>" for c in rows[0]) + "</tr></thead><tbody>")
+    for index, row in enumerate(rows[1:], start=1):
+        total = index == len(rows) - 1 and summary.totals is not None
+        parts.append(("<tr class=\"total\">" if total else "<tr>")
+                     + "".join(f"<td>{e(c)}</td>" for c in row) + "</tr>")
+    parts.append("</tbody></table>")
+    if summary.winners:
+        parts.append(f"<p><b>{'Winner' if len(summary.winners) == 1 else 'Winners'}:</b> "
+                     f"{e(', '.join(summary.winners))}</p>")
+    for line in summary.settlement:
+        parts.append(f"<p>{e(line)}</p>")
+    if summary.problem:
+        parts.append(f'<p class="note">{e(summary.problem)}</p>')
+    parts.append("<p class=\"meta\">X = crossed out, * = served (de mano). Every throw follows.</p>")
+    parts.append(_throw_log(summary, events))
+    parts.append("</body></html>\n")
+    return "\n".join(parts).encode("utf-8")
+
+
+def _throw_log(summary: GameSummary, events: Sequence[Any]) -> str:
+    e = html.escape
+    names = summary.players
+    rows = ["<h2>Throws and scores</h2>", '<table class="log"><thead><tr><th>#</th><th>time (UTC)</th>'
+            "<th>player</th><th>what</th><th>dice</th><th>camera</th></tr></thead><tbody>"]
+    for stored in events:
+        event = stored.event
+        kind = event.get("type", "?")
+        if kind == "game_started":
+            continue
+        player = event.get("player")
+        who = names[player] if isinstance(player, int) and 0 <= player < len(names) else ""
+        rows.append(
+            f"<tr><td>{stored.seq}</td><td>{e(stored.at[11:19])}</td><td>{e(who)}</td>"
+            f"<td>{e(_describe_event(event))}</td><td>{e(_dice(event))}</td>"
+            f"<td>{e(_camera(stored.reading))}</td></tr>")
+    rows.append("</tbody></table>")
+    return "\n".join(rows)
+
+
+def _describe_event(event: Mapping[str, Any]) -> str:
+    kind = event.get("type")
+    if kind == "throw":
+        thrown = event.get("thrown", [])
+        values = event.get("values", [])
+        return "throw" if len(thrown) == len(values) else f"throw ({len(thrown)} dice)"
+    if kind == "category_scored":
+        points = event.get("points")
+        return f"scored {event.get('category')}" + ("" if points is None else f" ({points})")
+    if kind == "category_scratched":
+        return f"crossed out {event.get('category')}"
+    if kind == "reading_corrected":
+        return "reading corrected"
+    if kind == "die_turned":
+        return f"die {int(event.get('die', 0)) + 1} turned to {event.get('value')}"
+    if kind == "turn_undone":
+        return "last score undone"
+    return str(kind)
+
+
+def _dice(event: Mapping[str, Any]) -> str:
+    values = event.get("values")
+    return " ".join(str(v) for v in values) if isinstance(values, list) else ""
+
+
+def _camera(reading: Any) -> str:
+    """The reader's values and any doubt, briefly."""
+    if not isinstance(reading, Mapping):
+        return ""
+    dice = reading.get("dice")
+    if not isinstance(dice, list):
+        return ""
+    values = []
+    for die in dice:
+        if not isinstance(die, Mapping):
+            continue
+        value = die.get("value")
+        confidence = die.get("confidence")
+        unsure = isinstance(confidence, (int, float)) and confidence < 0.9 or die.get("cocked")
+        values.append(f"{value}?" if unsure else str(value))
+    problems = reading.get("problems")
+    note = f" ({len(problems)} problem{'s' if len(problems) != 1 else ''})" if isinstance(problems, list) and problems else ""
+    return " ".join(values) + note
