@@ -99,15 +99,28 @@ def path_text() -> dict[str, Rule]:
     return _rule("a path", check)
 
 
-_CAMERA_SPEC = re.compile(r"^(picamera|fake|usb:\d{1,2}|replay:.+)$")
-
-
 def camera_spec() -> dict[str, Rule]:
     def check(value: Any) -> str:
-        if not isinstance(value, str) or not _CAMERA_SPEC.match(value):
+        if not isinstance(value, str):
             raise Invalid
+        from hardware.camera import parse_camera_spec
+        try:
+            parse_camera_spec(value)
+        except ValueError:
+            raise Invalid from None
         return value
-    return _rule("'picamera' | 'usb:N' | 'replay:DIR' | 'fake'", check)
+    return _rule("'picamera[:N]' | 'usb:N' | 'usb:/dev/videoN' | 'video:FILE' | 'replay:DIR[?realtime]' | 'fake'",
+                 check)
+
+
+def colour_gains() -> dict[str, Rule]:
+    gain = float_range(0.5, 8.0)["rule"]
+
+    def check(value: Any) -> tuple[float, ...]:
+        if not isinstance(value, list) or len(value) not in (0, 2):
+            raise Invalid
+        return tuple(gain.check(v) for v in value)
+    return _rule("[] (auto white balance, then fixed) or [red, blue] gains from 0.5 to 8", check)
 
 
 def resolution() -> dict[str, Rule]:
@@ -168,12 +181,28 @@ class CameraConfig:
     spec: str = field(default="picamera", metadata=camera_spec())
     resolution: tuple[int, int] = field(default=(640, 480), metadata=resolution())
     fps: int = field(default=30, metadata=int_range(1, 60))
-    # 0 = measured automatically at start, then held fixed for the rest of the run.
+    # After `settle_s` of automatic exposure and white balance, the controls are frozen so
+    # the dice look the same all evening; the values below fix them from a calibration.
+    lock_controls: bool = field(default=True, metadata=boolean())
+    settle_s: float = field(default=2.0, metadata=float_range(0.0, 30.0))
     exposure_us: int = field(default=0, metadata=int_range(0, 1_000_000, "0 (auto, then fixed) or microseconds up to 1000000"))
     analogue_gain: float = field(default=0.0, metadata=float_range(0.0, 16.0, "0 (auto, then fixed) or a gain from 1 to 16"))
-    awb: str = field(default="auto", metadata=one_of("auto", "daylight", "cloudy", "indoor", "tungsten", "fluorescent"))
+    colour_gains: tuple[float, ...] = field(default=(), metadata=colour_gains())
     # Camera Module 3: focus distance in dioptres (1 / metres); -1 = autofocus once at start.
     lens_position: float = field(default=-1.0, metadata=float_range(-1.0, 15.0, "-1 (autofocus once at start) or dioptres 0 to 15"))
+    frame_timeout_s: float = field(default=2.0, metadata=float_range(0.5, 30.0))
+
+    def settings(self) -> dict[str, Any]:
+        """As `hardware.camera.CameraSettings.from_mapping` takes them (None = settle, then lock)."""
+        return {
+            "resolution": self.resolution, "fps": float(self.fps),
+            "lock_controls": self.lock_controls, "settle_s": self.settle_s,
+            "exposure_us": self.exposure_us or None,
+            "analogue_gain": self.analogue_gain or None,
+            "colour_gains": self.colour_gains or None,
+            "lens_position": None if self.lens_position < 0 else self.lens_position,
+            "frame_timeout_s": self.frame_timeout_s,
+        }
 
 
 @dataclass(frozen=True)
