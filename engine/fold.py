@@ -8,6 +8,7 @@ data (`engine.rules`); this module knows no game by name.
 from __future__ import annotations
 
 import dataclasses
+from types import MappingProxyType
 from decimal import Decimal, InvalidOperation
 from typing import Any, Iterable, Mapping, Sequence
 
@@ -59,7 +60,7 @@ def start(event: Mapping[str, Any]) -> GameState:
     partnerships = _check_partnerships(event.get("partnerships"), len(players), rules.partnerships, game.id)
     categories = rules.category_ids
     return GameState(
-        game=game, options=options, rules=rules, players=players,
+        game=game, options=MappingProxyType(options), rules=rules, players=players,
         sheets=tuple(Sheet.empty(categories) for _ in players), turn=Turn(player=0),
         banks=(0,) * len(players), stake=stake, partnerships=partnerships,
     )
