@@ -1,0 +1,243 @@
+"""Scoring a reader against labelled photos: the figures `cubilete bench vision` prints.
+
+A manifest is JSON lines, one photo a line:
+`{"image": "rel/path.jpg", "split": "train"|"test"|..., "dice": [{"value": 1..6,
+"box": [x0, y0, x1, y1], "ignore": false}]}` with boxes around each die's top face.
+
+Matching predictions to labels (one to one): a predicted die may match a labelled die when
+its centre lies within half the box side (the larger of width and height) of the box
+centre, i.e. inside the circle that touches the box's sides. Candidate pairs are taken
+greedily, nearest first, each prediction and each label used at most once. A prediction
+matched to a label marked `"ignore": true` counts neither way. A label with no prediction is
+a miss; a prediction with no label is an extra; a matched pair is right when the values
+agree, else a wrong value. A photo is exactly right when every labelled die is matched with
+the right value and there is no extra.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Sequence
+
+from vision.reading import SURE_CONFIDENCE, Reading
+
+
+@dataclass(frozen=True)
+class LabelledDie:
+    value: int
+    box: tuple[float, float, float, float]
+    ignore: bool = False
+
+    @property
+    def center(self) -> tuple[float, float]:
+        x0, y0, x1, y1 = self.box
+        return ((x0 + x1) / 2, (y0 + y1) / 2)
+
+    @property
+    def side(self) -> float:
+        x0, y0, x1, y1 = self.box
+        return max(x1 - x0, y1 - y0)
+
+
+@dataclass(frozen=True)
+class LabelledPhoto:
+    image: str
+    split: str
+    dice: tuple[LabelledDie, ...]
+
+
+def load_manifest(path: Path | str, split: str | None = None) -> list[LabelledPhoto]:
+    """The photos of a manifest, optionally only those of one split."""
+    photos = []
+    for number, line in enumerate(Path(path).read_text().splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+            dice = tuple(
+                LabelledDie(int(d["value"]), tuple(float(v) for v in d["box"]), bool(d.get("ignore", False)))
+                for d in row.get("dice", [])
+            )
+            photo = LabelledPhoto(str(row["image"]), str(row.get("split", "")), dice)
+        except (ValueError, KeyError, TypeError) as error:
+            raise ValueError(f"{path}:{number}: not a manifest line ({error})") from None
+        if split is None or photo.split == split:
+            photos.append(photo)
+    return photos
+
+
+@dataclass
+class PhotoResult:
+    image: str
+    right: int = 0
+    wrong: list[tuple[int, int, float]] = field(default_factory=list)  # (true, read, confidence)
+    misses: list[int] = field(default_factory=list)  # true values not found
+    extras: list[tuple[int, float]] = field(default_factory=list)  # (read, confidence)
+    sure_right: int = 0
+    sure_wrong: int = 0
+    sure_extras: int = 0
+    per_value: dict[int, list[int]] = field(default_factory=dict)  # true value -> [right, total]
+    ms: float = 0.0
+
+    @property
+    def exact(self) -> bool:
+        return not self.wrong and not self.misses and not self.extras
+
+
+def match_photo(labels: Sequence[LabelledDie], reading: Reading, image: str = "", ms: float = 0.0) -> PhotoResult:
+    """Match one photo's reading to its labels (see the module docstring for the rule)."""
+    pairs = []
+    for li, label in enumerate(labels):
+        cx, cy = label.center
+        for pi, die in enumerate(reading.dice):
+            distance = math.hypot(die.center[0] - cx, die.center[1] - cy)
+            if distance <= label.side / 2:
+                pairs.append((distance, li, pi))
+    pairs.sort()
+    label_match: dict[int, int] = {}
+    used_predictions: set[int] = set()
+    for _, li, pi in pairs:
+        if li in label_match or pi in used_predictions:
+            continue
+        label_match[li] = pi
+        used_predictions.add(pi)
+
+    result = PhotoResult(image=image, ms=ms)
+    for li, label in enumerate(labels):
+        if label.ignore:
+            continue
+        tally = result.per_value.setdefault(label.value, [0, 0])
+        tally[1] += 1
+        pi = label_match.get(li)
+        if pi is None:
+            result.misses.append(label.value)
+            continue
+        die = reading.dice[pi]
+        sure = die.sure
+        if die.value == label.value:
+            result.right += 1
+            tally[0] += 1
+            result.sure_right += sure
+        else:
+            result.wrong.append((label.value, die.value, die.confidence))
+            result.sure_wrong += sure
+    for pi, die in enumerate(reading.dice):
+        if pi not in used_predictions:
+            result.extras.append((die.value, die.confidence))
+            result.sure_extras += die.sure
+    return result
+
+
+def percentile(values: Sequence[float], fraction: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    position = fraction * (len(ordered) - 1)
+    low = math.floor(position)
+    high = min(low + 1, len(ordered) - 1)
+    return ordered[low] + (ordered[high] - ordered[low]) * (position - low)
+
+
+@dataclass
+class BenchSummary:
+    photos: int
+    exact: int
+    dice: int
+    right: int
+    wrong: int
+    misses: int
+    extras: int
+    per_value: dict[int, tuple[int, int]]
+    median_ms: float
+    p95_ms: float
+    sure_right: int
+    sure_wrong: int
+    sure_extras: int
+    unsure_dice: int
+
+    @property
+    def accuracy(self) -> float:
+        return self.right / self.dice if self.dice else float("nan")
+
+    @property
+    def exact_rate(self) -> float:
+        return self.exact / self.photos if self.photos else float("nan")
+
+    @property
+    def sure_error_rate(self) -> float:
+        sure = self.sure_right + self.sure_wrong
+        return self.sure_wrong / sure if sure else float("nan")
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "photos": self.photos,
+            "exact": self.exact,
+            "exact_rate": round(self.exact_rate, 4),
+            "dice": self.dice,
+            "right": self.right,
+            "accuracy": round(self.accuracy, 4),
+            "wrong": self.wrong,
+            "misses": self.misses,
+            "extras": self.extras,
+            "per_value": {str(v): {"right": r, "total": t} for v, (r, t) in sorted(self.per_value.items())},
+            "median_ms": round(self.median_ms, 2),
+            "p95_ms": round(self.p95_ms, 2),
+            "sure_right": self.sure_right,
+            "sure_wrong": self.sure_wrong,
+            "sure_error_rate": round(self.sure_error_rate, 4),
+            "sure_extras": self.sure_extras,
+            "unsure_dice": self.unsure_dice,
+        }
+
+
+def summarise(results: Iterable[PhotoResult]) -> BenchSummary:
+    results = list(results)
+    per_value: dict[int, list[int]] = {}
+    for result in results:
+        for value, (right, total) in result.per_value.items():
+            tally = per_value.setdefault(value, [0, 0])
+            tally[0] += right
+            tally[1] += total
+    matched = sum(r.right + len(r.wrong) for r in results)
+    sure_right = sum(r.sure_right for r in results)
+    sure_wrong = sum(r.sure_wrong for r in results)
+    ms = [r.ms for r in results]
+    return BenchSummary(
+        photos=len(results),
+        exact=sum(r.exact for r in results),
+        dice=sum(r.right + len(r.wrong) + len(r.misses) for r in results),
+        right=sum(r.right for r in results),
+        wrong=sum(len(r.wrong) for r in results),
+        misses=sum(len(r.misses) for r in results),
+        extras=sum(len(r.extras) for r in results),
+        per_value={v: (t[0], t[1]) for v, t in per_value.items()},
+        median_ms=percentile(ms, 0.5),
+        p95_ms=percentile(ms, 0.95),
+        sure_right=sure_right,
+        sure_wrong=sure_wrong,
+        sure_extras=sum(r.sure_extras for r in results),
+        unsure_dice=matched - sure_right - sure_wrong,
+    )
+
+
+def format_summary(summary: BenchSummary, title: str = "") -> str:
+    s = summary
+    lines = []
+    if title:
+        lines.append(title)
+    lines += [
+        f"photos exactly right: {s.exact}/{s.photos} ({100 * s.exact_rate:.1f}%)",
+        f"per-die accuracy:     {s.right}/{s.dice} ({100 * s.accuracy:.2f}%)",
+        f"wrong values: {s.wrong}   misses: {s.misses}   extras: {s.extras}",
+        "accuracy per face value: "
+        + "  ".join(f"{v}: {r}/{t}" for v, (r, t) in sorted(s.per_value.items())),
+        f"ms per photo: median {s.median_ms:.1f}  p95 {s.p95_ms:.1f}",
+        f"calibration: dice read with confidence >= {SURE_CONFIDENCE} (and not cocked): "
+        f"{s.sure_right + s.sure_wrong}, of which wrong {s.sure_wrong} "
+        f"({100 * s.sure_error_rate:.2f}%); sure extras {s.sure_extras}; "
+        f"matched dice reported unsure: {s.unsure_dice}",
+    ]
+    return "\n".join(lines)
