@@ -9,8 +9,8 @@ in `games.csv` instead of failing.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from decimal import Decimal, InvalidOperation
-from typing import Any, Iterable, Sequence
+from decimal import Decimal
+from typing import Any, Sequence
 
 STATUS_FINISHED = "finished"
 STATUS_ENDED = "ended unfinished"
@@ -82,69 +82,41 @@ def _from_replay(events: Sequence[dict[str, Any]], language: str, base: dict[str
     import engine
 
     state = engine.replay(events)
-    definition = state.game
-    name_attr = "name_es" if language == "es" else "name_en"
-    game_name = str(getattr(definition, name_attr, None) or getattr(definition, "name_en", base["game"]))
-    names = {c.id: str(getattr(c, name_attr, None) or c.id) for c in definition.categories}
-    sheets = list(_sheets(state))
-    category_ids = list(sheets[0].categories) if sheets else list(names)
-    sheet = [[_cell(s[c]) for s in sheets] for c in category_ids]
-    totals = [int(t) for t in _totals(state, sheets)]
-    finished = bool(getattr(state, "finished", False))
-    winners = [base["players"][i] if isinstance(i, int) else str(i)
-               for i in (getattr(state, "winners", None) or ())] if finished else []
-    settlement = _settlement(state, base["stake"]) if finished else []
-    status = STATUS_FINISHED if finished else status_if_unscored
-    return GameSummary(**{**base, "game_name": game_name}, categories=[(c, names.get(c, c)) for c in category_ids],
-                       sheet=sheet, totals=totals, winners=winners, settlement=settlement,
-                       status=status, extra_rows=_extra_rows(state))
-
-
-def _sheets(state: Any) -> Iterable[Any]:
-    sheets = getattr(state, "sheets", None)
-    if sheets is None:
-        sheets = getattr(state, "scores")
-    return sheets
+    spanish = language == "es"
+    game_name = state.game.name_es if spanish else state.game.name_en
+    categories = [(c.id, c.name_es if spanish else c.name_en) for c in state.rules.categories]
+    sheet = [[_cell(player_sheet[c]) for player_sheet in state.sheets] for c, _ in categories]
+    totals = [player_sheet.total for player_sheet in state.sheets]
+    players = list(state.players)
+    winners: list[str] = []
+    payments: list[str] = []
+    status = status_if_unscored
+    if state.finished:
+        status = STATUS_FINISHED
+        winners = [players[i] for i in engine.winners(state)]
+        payments = [_payment_line(p, players, state.stake) for p in engine.settlement(state)]
+    extra: list[tuple[str, list[str]]] = []
+    if state.rules.spare_throw_bank:
+        extra.append(("Banco" if spanish else "Bank", [str(b) for b in state.banks]))
+    if state.instant_win is not None:
+        win = state.instant_win
+        status = f"{STATUS_FINISHED}: {win.name_es if spanish else win.name_en} ({players[win.player]})"
+    return GameSummary(**{**base, "game_name": game_name, "players": players}, categories=categories,
+                       sheet=sheet, totals=totals, winners=winners, settlement=payments,
+                       status=status, extra_rows=extra)
 
 
 def _cell(mark: Any) -> Cell | None:
     if mark is None:
         return None
-    if isinstance(mark, int):
-        return Cell(mark)
-    return Cell(int(mark.points), bool(getattr(mark, "scratched", False)), bool(getattr(mark, "served", False)))
+    return Cell(int(mark.points), bool(mark.scratched), bool(mark.served))
 
 
-def _totals(state: Any, sheets: list[Any]) -> Iterable[int]:
-    totals = getattr(state, "totals", None)
-    if totals is None:
-        return [s.total for s in sheets]
-    return totals
-
-
-def _settlement(state: Any, stake: str | None) -> list[str]:
-    import engine
-
-    function = getattr(engine, "settlement", None)
-    if function is None:
-        return []
-    try:
-        per_point = Decimal(stake) if stake else Decimal(0)
-    except InvalidOperation:
-        per_point = Decimal(0)
-    result = function(state, per_point)
-    if result is None:
-        return []
-    lines = getattr(result, "lines", None)
-    if callable(lines):
-        return [str(line) for line in lines()]
-    if isinstance(result, (list, tuple)):
-        return [str(item) for item in result]
-    return [str(result)]
-
-
-def _extra_rows(state: Any) -> list[tuple[str, list[str]]]:
-    bank = getattr(state, "bank", None)
-    if isinstance(bank, (list, tuple)):
-        return [("bank", [str(b) for b in bank])]
-    return []
+def _payment_line(payment: Any, players: list[str], stake: Decimal | None) -> str:
+    payers = " & ".join(players[i] for i in payment.payers)
+    payees = " & ".join(players[i] for i in payment.payees)
+    points = payment.points
+    point_text = str(points.numerator) if points.denominator == 1 else f"{float(points):.2f}"
+    if stake is None:
+        return f"{payers} pays {payees} {point_text} points"
+    return f"{payers} pays {payees} {payment.amount} ({point_text} points)"

@@ -18,32 +18,28 @@ def reading(values: list[int]) -> dict[str, Any]:
             "problems": [], "problem_details": [], "moved": ["new"] * len(values)}
 
 
-def record_game(log: EventLog, players: list[str], turns: int = 2, end: bool = True,
-                game: str = "generala") -> str:
-    """A short recorded game: each player throws once per turn and scores a category."""
-    started = game_started_event(game, players)
-    game_id = log.begin_game(started)
-    categories = ["ones", "twos", "threes", "fours", "fives", "sixes"]
-    for turn in range(turns):
+GENERALA = ("ones", "twos", "threes", "fours", "fives", "sixes", "straight", "full_house",
+            "four_of_a_kind", "generala")
+
+
+def record_game(log: EventLog, players: list[str], rounds: int = len(GENERALA), end: bool = True,
+                stake: str | None = "0.50") -> str:
+    """A recorded Generala game: each player throws once per turn and fills the next box;
+    with all ten rounds the game is finished."""
+    import engine
+
+    game_id = log.begin_game(engine.new_game("generala", players=players, stake=stake))
+    for turn in range(rounds):
         for player in range(len(players)):
             values = [((turn + player + i) % 6) + 1 for i in range(5)]
             log.append(game_id, {"type": "throw", "v": 1, "player": player, "values": values,
                                  "thrown": [0, 1, 2, 3, 4]},
                        reading=reading(values), snapshot_jpeg=JPEG + bytes([turn, player]))
             log.append(game_id, {"type": "category_scored", "v": 1, "player": player,
-                                 "category": categories[turn % 6]})
+                                 "category": GENERALA[turn]})
     if end:
         log.end_game(game_id)
     return game_id
-
-
-def game_started_event(game: str, players: list[str]) -> dict[str, Any]:
-    try:
-        import engine
-
-        return engine.new_game(game, players=players)
-    except Exception:
-        return {"type": "game_started", "v": 1, "game": game, "options": {}, "players": players}
 
 
 def make_state(state_dir: Path, games: int, players: list[str] | None = None) -> list[str]:

@@ -88,7 +88,7 @@ def test_only_new_games_by_default_and_everything_with_all(state: Path, tmp_path
 def test_a_game_exported_while_playing_goes_out_again_when_it_moves_on(tmp_path: Path) -> None:
     state = tmp_path / "state"
     with EventLog.open(state) as log:
-        game_id = record_game(log, ["Ana", "Beto"], turns=1, end=False)
+        game_id = record_game(log, ["Ana", "Beto"], rounds=1, end=False)
     export_games(state, tmp_path, "bar")
     assert exported_game_ids(state) == set()  # not deletable: more may come
     assert export_games(state, tmp_path, "bar").games == 0
