@@ -11,7 +11,7 @@ the frames of a sequence; the tray, lights and camera are rendered once and cach
 from .geometry import COCKED_DEG
 from .manifest import write_manifest
 from .random_scene import random_background, random_die_look, random_lighting, random_occluder, random_scene
-from .render import FACE_NONE, FACE_OCCLUDER, FACE_SIDE, render
+from .renderer import FACE_NONE, FACE_OCCLUDER, FACE_SIDE, render
 from .spec import (BACKGROUND_KINDS, DIE_STYLES, OCCLUDER_KINDS, BackgroundSpec, BlurSpec, CameraSpec, DieLabel,
                    DieSpec, Lamp, LightingSpec, Occluder, Rendered, SceneSpec, TraySpec)
 

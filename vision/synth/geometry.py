@@ -22,15 +22,15 @@ COCKED_DEG = 4.0  # a top face tilted more than this is labelled cocked
 # (u to the right, v down when seen from outside), chosen so u x v = -normal. Opposite faces
 # add to 7 and 1, 2, 3 run counter-clockwise around their shared corner.
 FACE_NORMALS: dict[int, tuple[float, float, float]] = {
-    1: (0, 0, -1), 6: (0, 0, 1), 2: (1, 0, 0), 5: (-1, 0, 0), 3: (0, 1, 0), 4: (0, -1, 0),
+    1: (0, 0, -1), 6: (0, 0, 1), 2: (1, 0, 0), 5: (-1, 0, 0), 3: (0, -1, 0), 4: (0, 1, 0),
 }
 FACE_AXES: dict[int, tuple[tuple[float, float, float], tuple[float, float, float]]] = {
     1: ((1, 0, 0), (0, 1, 0)),
     6: ((1, 0, 0), (0, -1, 0)),
     2: ((0, 0, 1), (0, 1, 0)),
     5: ((0, 1, 0), (0, 0, 1)),
-    3: ((1, 0, 0), (0, 0, 1)),
-    4: ((0, 0, 1), (1, 0, 0)),
+    3: ((0, 0, 1), (1, 0, 0)),
+    4: ((1, 0, 0), (0, 0, 1)),
 }
 
 
@@ -77,7 +77,7 @@ class Camera:
             [[1, 0, 0], [0, math.cos(tilt), math.sin(tilt)], [0, -math.sin(tilt), math.cos(tilt)]]
         )
         rotation = pitch @ yaw.T
-        look_at = np.array([width / 2, height / 2, 0.0])
+        look_at = np.array([(width - 1) / 2, (height - 1) / 2, 0.0])
         offset = np.array([0.0, focal * math.sin(tilt), -focal * math.cos(tilt)])
         position = look_at + yaw @ offset
         return cls(width, height, focal, rotation, position)

@@ -16,7 +16,7 @@ import cv2
 import numpy as np
 
 from .random_scene import random_scene
-from .render import render
+from .renderer import render
 
 MIN_VISIBLE = 0.6  # a die with less of its top face in view is not a fair test
 

@@ -222,10 +222,13 @@ def random_scene(
     lo_size, hi_size = size_range
     if not 0 < lo_size <= hi_size:
         raise ValueError(f"size_range must be 0 < min <= max, got {size_range}")
+    if n_dice * lo_size ** 2 > 0.6 * width * height:
+        raise ValueError(f"could not place {n_dice} dice of {size_range} px in a {width}x{height} image: "
+                         "they would cover most of it")
     for attempt in range(40):
         scene = _attempt(rng, n_dice, width, height, (lo_size, hi_size), touching, max_tilt_deg, cocked_prob,
                          tray_prob, occluder_prob, matched_set_prob, tuple(styles), tuple(backgrounds), touch_prob,
-                         noise_range, jpeg_range, blur_prob, shrink=0.97 ** attempt)
+                         noise_range, jpeg_range, blur_prob, shrink=0.95 ** attempt)
         if scene is not None:
             return dataclasses.replace(scene, **overrides)
     raise ValueError(f"could not place {n_dice} dice of {size_range} px in a {width}x{height} image")
@@ -243,6 +246,7 @@ def _attempt(rng, n_dice, width, height, size_range, touching, max_tilt_deg, coc
     camera = Camera.from_spec(camera_spec, width, height)
     tray = _random_tray(rng, camera, width, height) if with_tray else None
     lo, hi = size_range
+    hi = lo + (hi - lo) * shrink  # crowded scenes that failed try again with smaller dice, never below lo
     matched = rng.random() < matched_set_prob
     set_look = random_die_look(rng, styles)
     set_size = rng.uniform(lo, hi)
@@ -251,7 +255,6 @@ def _attempt(rng, n_dice, width, height, size_range, touching, max_tilt_deg, coc
     for k in range(n_dice):
         look = dict(set_look, texture_seed=int(rng.integers(2**31))) if matched else random_die_look(rng, styles)
         image_size = float(np.clip(set_size * rng.uniform(0.97, 1.03), lo, hi) if matched else rng.uniform(lo, hi))
-        image_size *= shrink
         cocked = rng.random() < cocked_prob
         placed = None
         for _ in range(60):

@@ -33,8 +33,8 @@ class DieSpec:
 
     With `orientation` left None the die rests flat with `value` on top, turned by
     `angle` degrees about the vertical, and (when `cocked_deg` > 0) tipped up by that
-    many degrees about the bottom edge opposite side `cocked_side` (0..3: the die's own
-    +x, +y, -x, -y side, before `angle`), as when it leans against a neighbour or the rim.
+    many degrees about a bottom edge, raising the side that faces the image direction
+    `angle + 90 * cocked_side` degrees, as when it leans against a neighbour or the rim.
     `center` is the point of the tray under the die's centre before tipping; a tipped die
     pivots about its bottom edge, which stays where it was.
 

@@ -355,7 +355,7 @@ def _camera_effects(frame: np.ndarray, scene: SceneSpec) -> np.ndarray:
     if scene.noise_sigma > 0:
         noise = np.empty_like(frame)
         cv2.setRNGSeed(int(scene.seed) & 0x7FFFFFFF)
-        cv2.randn(noise, 0.0, 1.0)
+        cv2.randn(noise, (0.0, 0.0, 0.0), (1.0, 1.0, 1.0))
         # shot noise grows with the signal: about sigma at mid-grey, half of it in the dark
         frame = frame + noise * (scene.noise_sigma * (0.5 + frame * (0.5 / 128)))
     return np.clip(frame, 0, 255).astype(np.uint8) if frame.dtype != np.uint8 else frame
@@ -382,7 +382,8 @@ def _label(index: int, die: DieSpec, pose: DiePose, camera: Camera, top_pixels: 
     outline, corners = _top_face_box(pose, camera, die.corner_radius)
     x0, y0 = outline.min(axis=0)
     x1, y1 = outline.max(axis=0)
-    area = 0.5 * abs(float(np.cross(corners[2] - corners[0], corners[3] - corners[1])))
+    d1, d2 = corners[2] - corners[0], corners[3] - corners[1]
+    area = 0.5 * abs(float(d1[0] * d2[1] - d1[1] * d2[0]))
     centre = camera.project(pose.face_center(pose.top_value())[None])[0]
     tilt = pose.top_tilt_deg()
     if top_pixels:

@@ -1,0 +1,149 @@
+"""Random scenes: seeded, dice never overlap, sizes as asked; the manifest and its CLI."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.synth import SceneSpec, random_scene, render, write_manifest
+from vision.synth.__main__ import main as synth_main
+from vision.synth.geometry import die_pose
+
+
+def test_the_same_seed_gives_the_same_scene():
+    a = random_scene(np.random.default_rng(21), cocked_prob=0.2, occluder_prob=0.5)
+    b = random_scene(np.random.default_rng(21), cocked_prob=0.2, occluder_prob=0.5)
+    c = random_scene(np.random.default_rng(22), cocked_prob=0.2, occluder_prob=0.5)
+    assert a == b and hash(a) == hash(b)
+    assert a != c
+
+
+def _footprint_overlap_px(scene: SceneSpec, scale: int = 4) -> int:
+    """Pixels (at `scale` per plane px) covered by two footprints, each shrunk by half a plane px."""
+    feet = [die_pose(d).footprint() for d in scene.dice]
+    lo = np.min([f.min(axis=0) for f in feet], axis=0) - 2
+    hi = np.max([f.max(axis=0) for f in feet], axis=0) + 2
+    size = np.ceil((hi - lo) * scale).astype(int)
+    count = np.zeros((size[1], size[0]), np.uint8)
+    for foot in feet:
+        c = foot.mean(axis=0)
+        d = foot - c
+        n = np.linalg.norm(d, axis=1, keepdims=True)
+        shrunk = c + d * (n - 0.5) / n
+        mask = np.zeros_like(count)
+        cv2.fillPoly(mask, [np.round((shrunk - lo) * scale).astype(np.int32)], 1)
+        count += mask
+    return int(np.count_nonzero(count > 1))
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_dice_touch_but_never_overlap(seed):
+    rng = np.random.default_rng(seed)
+    scene = random_scene(rng, n_dice=10 if seed % 2 else 5, touch_prob=0.9, cocked_prob=0.3 if seed % 3 == 0 else 0)
+    assert len(scene.dice) == (10 if seed % 2 else 5)
+    assert _footprint_overlap_px(scene) == 0
+
+
+def _gap(a: np.ndarray, b: np.ndarray) -> float:
+    """Distance between two convex outlines that do not overlap (vertex to outline, both ways)."""
+    def one_way(p: np.ndarray, q: np.ndarray) -> float:
+        q = q.astype(np.float32).reshape(-1, 1, 2)
+        return min(-cv2.pointPolygonTest(q, (float(x), float(y)), True) for x, y in p)
+    return min(one_way(a, b), one_way(b, a))
+
+
+def test_touching_dice_are_really_placed_against_each_other():
+    gaps = []
+    for seed in range(6):
+        scene = random_scene(np.random.default_rng(100 + seed), n_dice=6, touch_prob=1.0)
+        feet = [die_pose(d).footprint() for d in scene.dice]
+        gaps += [min(_gap(feet[i], feet[j]) for j in range(i)) for i in range(1, len(feet))]
+    gaps = np.array(gaps)
+    assert np.mean(gaps <= 2.05) > 0.8  # nearly every die was placed 0..2 px from another
+    assert gaps.min() >= -1e-3
+
+
+def test_apart_dice_keep_their_distance():
+    scene = random_scene(np.random.default_rng(31), n_dice=6, touching=False)
+    feet = [die_pose(d).footprint() for d in scene.dice]
+    for i, a in enumerate(feet):
+        for b in feet[i + 1:]:
+            assert _gap(a, b) > 2
+
+
+def test_top_faces_measure_the_asked_sizes_and_lie_inside_the_image():
+    sizes = []
+    for seed in range(6):
+        scene = random_scene(np.random.default_rng(40 + seed), size_range=(40, 90), jpeg_quality=None)
+        out = render(scene)
+        for lab in out.labels:
+            sizes.append(lab.size)
+            x0, y0, x1, y1 = lab.box
+            assert 0 <= x0 < x1 <= scene.width - 1 and 0 <= y0 < y1 <= scene.height - 1
+    assert 40 * 0.93 <= min(sizes) and max(sizes) <= 90 * 1.07
+
+
+def test_overrides_replace_scene_fields_and_unknown_options_are_refused():
+    scene = random_scene(np.random.default_rng(5), noise_sigma=0.0, jpeg_quality=None, seed=77)
+    assert (scene.noise_sigma, scene.jpeg_quality, scene.seed) == (0.0, None, 77)
+    with pytest.raises(TypeError, match="colour"):
+        random_scene(np.random.default_rng(5), colour="red")
+
+
+def test_write_manifest_describes_every_image(tmp_path):
+    path = write_manifest(tmp_path / "set", 3, seed=4, n_dice=5, cocked_prob=0.5)
+    lines = [json.loads(line) for line in path.read_text().splitlines()]
+    assert len(lines) == 3
+    ignored = 0
+    for entry in lines:
+        assert set(entry) == {"image", "width", "height", "split", "dice"}
+        assert entry["split"] == "test" and (entry["width"], entry["height"]) == (640, 480)
+        image = cv2.imread(str(tmp_path / "set" / entry["image"]))
+        assert image is not None and image.shape == (480, 640, 3)
+        assert len(entry["dice"]) == 5
+        for die in entry["dice"]:
+            assert set(die) <= {"value", "box", "ignore"} and 1 <= die["value"] <= 6
+            x0, y0, x1, y1 = die["box"]
+            assert 0 <= x0 < x1 < 640 and 0 <= y0 < y1 < 480
+            ignored += die.get("ignore", False)
+    assert ignored > 0  # cocked dice are marked
+
+
+def test_the_manifest_images_are_the_rendered_scenes(tmp_path):
+    from vision.synth.manifest import scene_rng
+
+    path = write_manifest(tmp_path, 2, seed=9)
+    second = json.loads(path.read_text().splitlines()[1])
+    again = render(random_scene(scene_rng(9, 1)))
+    assert np.array_equal(cv2.imread(str(tmp_path / second["image"])), again.image)
+    assert [d["value"] for d in second["dice"]] == [lab.value for lab in again.labels]
+
+
+def test_cli_writes_a_set(tmp_path, capsys):
+    assert synth_main(["--out", str(tmp_path), "--n", "2", "--seed", "3", "--dice", "3", "--min-size", "30",
+                       "--max-size", "50", "--width", "320", "--height", "240"]) == 0
+    lines = (tmp_path / "manifest.jsonl").read_text().splitlines()
+    assert len(lines) == 2 and all(len(json.loads(x)["dice"]) == 3 for x in lines)
+    assert "2 scenes" in capsys.readouterr().out
+
+
+def test_cli_refuses_nonsense_sizes(tmp_path):
+    with pytest.raises(SystemExit) as exit_info:
+        synth_main(["--out", str(tmp_path), "--min-size", "90", "--max-size", "40"])
+    assert exit_info.value.code == 2
+
+
+def test_impossible_scenes_are_refused_with_a_reason():
+    with pytest.raises(ValueError, match="could not place"):
+        random_scene(np.random.default_rng(1), n_dice=40, width=160, height=120, size_range=(40, 50))
+
+
+def test_scenes_are_plain_values_that_replace_works_on():
+    scene = random_scene(np.random.default_rng(8))
+    moved = dataclasses.replace(scene.dice[0], center=(scene.dice[0].center[0] + 5, scene.dice[0].center[1]))
+    frame = dataclasses.replace(scene, dice=(moved, *scene.dice[1:]), seed=1)
+    assert frame.background == scene.background and frame != scene
