@@ -2,3 +2,22 @@
 
 The reader knows nothing of games: it reports dice, values, positions and how sure it is.
 """
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from vision.reading import Reading
+
+
+def read_dice(image: "np.ndarray", expected: int | None = None) -> "Reading":
+    """Every die in a BGR image: top-face value, centre, size, angle, confidence, problems.
+
+    The reader (OpenCV, numpy and the classifier's weights) is imported on first use.
+    """
+    from vision.reader.reader import read_dice as read
+
+    return read(image, expected)

@@ -1,16 +1,119 @@
-"""`cubilete read`: not built yet."""
+"""`cubilete read IMAGE ...`: read the dice in photos and print what the reader sees.
+
+One line per image: the values with their confidence and the problems, or with `--json`
+one JSON object per line: `{"image": <path as given>, "dice": [{"value", "center": [x, y],
+"confidence", "size", "angle", "alternatives", "cocked"}], "problems": [...], "sure": bool,
+"ms": <reading time without the file load>}`. An image that cannot be opened gives
+`{"image": ..., "error": "..."}` and the exit code is 1 once every image has been tried.
+`--debug-dir DIR` writes `<name>.read.png` per image: each die outlined with its value,
+green when sure, orange when unsure, red when cocked.
+"""
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
+import time
+from pathlib import Path
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser("read", help="(not built yet)")
+    parser = subparsers.add_parser(
+        "read",
+        help="read the dice in photos",
+        description="Read the dice in each photo: values, positions, confidence and problems.",
+    )
+    parser.add_argument("images", nargs="+", metavar="IMAGE", help="photo files (JPEG, PNG...)")
+    parser.add_argument("--json", action="store_true", help="one JSON object per image")
+    parser.add_argument("--expect", type=int, metavar="N", help="the number of dice that should be there")
+    parser.add_argument("--debug-dir", type=Path, metavar="DIR", help="write an annotated PNG per image here")
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    print("cubilete read: not built yet", file=sys.stderr)
-    return 2
+    import cv2
+
+    from vision.reader.reader import read_dice
+
+    if args.expect is not None and args.expect < 0:
+        print("cubilete read: error: --expect must be 0 or more", file=sys.stderr)
+        return 2
+    if args.debug_dir is not None:
+        try:
+            args.debug_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            print(f"cubilete read: error: cannot create {args.debug_dir}: {error.strerror}", file=sys.stderr)
+            return 2
+    failed = False
+    for path in args.images:
+        image = load(path)
+        if isinstance(image, str):
+            failed = True
+            emit(args, {"image": path, "error": image}, f"{path}: error: {image}")
+            continue
+        started = time.perf_counter()
+        reading = read_dice(image, args.expect)
+        ms = (time.perf_counter() - started) * 1000
+        result = {"image": path, **reading.to_json(), "sure": reading.sure, "ms": round(ms, 1)}
+        if args.debug_dir is not None:
+            target = args.debug_dir / (Path(path).name + ".read.png")
+            if not cv2.imwrite(str(target), annotate(image, reading)):
+                result["debug_error"] = f"cannot write {target}"
+        emit(args, result, one_line(path, reading, ms))
+    return 1 if failed else 0
+
+
+def load(path: str):
+    """The image as BGR, or a message saying why it cannot be read."""
+    import cv2
+    import numpy as np
+
+    file = Path(path)
+    if not file.exists():
+        return "no such file"
+    if not file.is_file():
+        return "not a file"
+    try:
+        data = np.fromfile(file, dtype=np.uint8)
+    except OSError as error:
+        return f"cannot read file: {error.strerror or error}"
+    image = cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
+    if image is None:
+        return "not an image OpenCV can decode"
+    return image
+
+
+def emit(args: argparse.Namespace, data: dict, line: str) -> None:
+    print(json.dumps(data) if args.json else line, flush=True)
+
+
+def one_line(path: str, reading, ms: float) -> str:
+    dice = " ".join(
+        f"{d.value}" + ("" if d.sure else "?") for d in reading.dice
+    )
+    text = f"{path}: {len(reading.dice)} dice [{dice}]"
+    if reading.problems:
+        text += "; " + "; ".join(p.message for p in reading.problems)
+    return text + f" ({ms:.0f} ms)"
+
+
+def annotate(image, reading):
+    """A copy of the image with each die outlined and labelled."""
+    import cv2
+    import numpy as np
+
+    out = image.copy()
+    thickness = max(1, round(min(out.shape[:2]) / 400))
+    for index, die in enumerate(reading.dice):
+        colour = (0, 0, 255) if die.cocked else (0, 200, 0) if die.sure else (0, 140, 255)
+        box = cv2.boxPoints(((die.center[0], die.center[1]), (die.size, die.size), die.angle))
+        cv2.polylines(out, [np.round(box).astype(np.int32)], True, colour, thickness)
+        label = f"{die.value}" + ("" if die.sure else "?") + f" {die.confidence:.2f}"
+        origin = (int(die.center[0] - die.size / 2), int(die.center[1] - die.size / 2) - 3)
+        cv2.putText(out, label, origin, cv2.FONT_HERSHEY_SIMPLEX, 0.4 * thickness, colour, thickness, cv2.LINE_AA)
+    y = 16 * thickness
+    for problem in reading.problems:
+        cv2.putText(out, problem.message, (4, y), cv2.FONT_HERSHEY_SIMPLEX, 0.45 * thickness, (0, 0, 255), thickness, cv2.LINE_AA)
+        y += 16 * thickness
+    return out

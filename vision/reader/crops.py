@@ -56,23 +56,38 @@ def window_transform(x: float, y: float, side: float, angle: float) -> np.ndarra
 
 def normalised_crop(image_bgr: np.ndarray, x: float, y: float, side: float, angle: float) -> np.ndarray:
     """The CHANNELS x CROP_PX x CROP_PX float32 window of one die (see the module docstring)."""
-    m = window_transform(x, y, side, angle)
-    window = cv2.warpAffine(image_bgr, m, (CROP_PX, CROP_PX), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-    return channels(window)
+    return normalised_crops(image_bgr, [(x, y, side, angle)])[0]
 
 
-def channels(window_bgr: np.ndarray) -> np.ndarray:
-    lab = cv2.cvtColor(window_bgr, cv2.COLOR_BGR2Lab).astype(np.float32)
+def normalised_crops(image_bgr: np.ndarray, dice: list[tuple[float, float, float, float]]) -> np.ndarray:
+    """N x CHANNELS x CROP_PX x CROP_PX windows for (x, y, side, angle) tuples."""
+    if not dice:
+        return np.zeros((0, CHANNELS, CROP_PX, CROP_PX), np.float32)
+    strip = np.empty((len(dice) * CROP_PX, CROP_PX, 3), np.uint8)
+    for i, (x, y, side, angle) in enumerate(dice):
+        strip[i * CROP_PX : (i + 1) * CROP_PX] = cv2.warpAffine(
+            image_bgr, window_transform(x, y, side, angle), (CROP_PX, CROP_PX),
+            flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    return channels(strip.reshape(len(dice), CROP_PX, CROP_PX, 3))
+
+
+def channels(windows_bgr: np.ndarray) -> np.ndarray:
+    """N x H x W x 3 BGR windows -> N x CHANNELS x H x W normalised channels."""
+    n = windows_bgr.shape[0]
+    lab = cv2.cvtColor(windows_bgr.reshape(n * CROP_PX, CROP_PX, 3), cv2.COLOR_BGR2Lab)
+    lab = lab.reshape(n, CROP_PX, CROP_PX, 3).astype(np.float32)
     lightness = lab[..., 0]
-    lightness = (lightness - lightness.mean()) / (lightness.std() + 4.0)
+    mean = lightness.mean(axis=(1, 2), keepdims=True)
+    std = lightness.std(axis=(1, 2), keepdims=True)
     q = CROP_PX // 4
-    centre = lab[q : CROP_PX - q, q : CROP_PX - q].reshape(-1, 3)
-    body = np.median(centre, axis=0)
-    d = lab - body
+    centre = lab[:, q : CROP_PX - q, q : CROP_PX - q].reshape(n, -1, 3)
+    body = np.median(centre, axis=1)
+    d = lab - body[:, None, None, :]
     d[..., 1:] *= 2.0
-    distance = np.sqrt((d * d).sum(axis=2))
-    spread = float(np.percentile(distance[q : CROP_PX - q, q : CROP_PX - q], 95)) + 8.0
-    out = np.empty((CHANNELS, CROP_PX, CROP_PX), np.float32)
-    out[0] = lightness
-    out[1] = distance / spread
+    distance = np.sqrt((d * d).sum(axis=3))
+    inner = distance[:, q : CROP_PX - q, q : CROP_PX - q].reshape(n, -1)
+    spread = np.partition(inner, int(0.95 * (inner.shape[1] - 1)), axis=1)[:, int(0.95 * (inner.shape[1] - 1))] + 8.0
+    out = np.empty((n, CHANNELS, CROP_PX, CROP_PX), np.float32)
+    out[:, 0] = (lightness - mean) / (std + 4.0)
+    out[:, 1] = distance / spread[:, None, None]
     return out

@@ -59,6 +59,7 @@ def proposals(image: np.ndarray) -> list[Proposal]:
 
 # A proposal is a die when the classifier gives "not a die centred here" less than this.
 DIE_PROBABILITY = 0.5
+RECHECK_DIE_PROBABILITY = 0.25
 # Two detections closer than this fraction of the smaller die are the same die.
 SAME_DIE = 0.6
 
@@ -105,15 +106,22 @@ def as_bgr(image: object) -> tuple[np.ndarray | None, str]:
 
 
 def classify(image: np.ndarray, found: list[Proposal]) -> np.ndarray:
-    """N x 7 class probabilities, averaged over the four quarter turns of each window."""
-    from vision.reader.crops import normalised_crop
+    """N x 7 class probabilities. Windows that look like a die are read again at the other
+    three quarter turns and the four answers averaged (steadier values, better calibrated);
+    the rest are rejected after one look, which keeps crowded images fast."""
+    from vision.reader.crops import normalised_crops
 
     if not found:
         return np.zeros((0, 7), np.float32)
-    windows = np.stack([normalised_crop(image, p.x, p.y, p.side, p.angle) for p in found])
-    turned = np.concatenate([np.rot90(windows, k, axes=(2, 3)) for k in range(4)])
-    probabilities = classifier().probabilities(turned)
-    return probabilities.reshape(4, len(found), -1).mean(axis=0)
+    windows = normalised_crops(image, [(p.x, p.y, p.side, p.angle) for p in found])
+    net = classifier()
+    probabilities = net.probabilities(windows)
+    likely = np.nonzero(probabilities[:, 0] < 1.0 - RECHECK_DIE_PROBABILITY)[0]
+    if len(likely):
+        turned = np.concatenate([np.rot90(windows[likely], k, axes=(2, 3)) for k in (1, 2, 3)])
+        more = net.probabilities(turned).reshape(3, len(likely), -1)
+        probabilities[likely] = (probabilities[likely] + more.sum(axis=0)) / 4.0
+    return probabilities
 
 
 def read_dice(image: np.ndarray, expected: int | None = None) -> Reading:

@@ -1,0 +1,81 @@
+"""`cubilete read` and `cubilete bench vision` from the command line."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from firmware.cli import main
+
+
+@pytest.fixture(scope="module")
+def scene_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from vision import synth
+
+    rendered = synth.render(synth.random_scene(np.random.default_rng(3)))
+    path = tmp_path_factory.mktemp("scene") / "throw.png"
+    cv2.imwrite(str(path), rendered.image)
+    return path
+
+
+def test_json_line_per_image(scene_file: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["read", "--json", "--expect", "5", str(scene_file)]) == 0
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert len(lines) == 1
+    result = json.loads(lines[0])
+    assert result["image"] == str(scene_file)
+    assert isinstance(result["ms"], float) and result["ms"] > 0
+    assert isinstance(result["problems"], list)
+    for die in result["dice"]:
+        assert 1 <= die["value"] <= 6
+        assert len(die["center"]) == 2 and 0.0 <= die["confidence"] <= 1.0
+
+
+def test_missing_and_unreadable_files_are_error_objects_and_exit_1(
+    scene_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    garbage = tmp_path / "garbage.jpg"
+    garbage.write_bytes(b"not a jpeg at all")
+    code = main(["read", "--json", str(tmp_path / "missing.jpg"), str(garbage), str(scene_file)])
+    out = [json.loads(line) for line in capsys.readouterr().out.strip().splitlines()]
+    assert code == 1
+    assert [o["image"] for o in out] == [str(tmp_path / "missing.jpg"), str(garbage), str(scene_file)]
+    assert "error" in out[0] and "error" in out[1]
+    assert "error" not in out[2] and "dice" in out[2]
+
+
+def test_plain_output_is_one_line_per_image(scene_file: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["read", str(scene_file), str(scene_file)]) == 0
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert len(lines) == 2 and lines[0].startswith(f"{scene_file}: ")
+
+
+def test_debug_dir_gets_an_annotated_png(scene_file: Path, tmp_path: Path) -> None:
+    assert main(["read", "--debug-dir", str(tmp_path / "debug"), str(scene_file)]) == 0
+    written = list((tmp_path / "debug").glob("*.png"))
+    assert len(written) == 1
+    annotated = cv2.imread(str(written[0]))
+    assert annotated is not None and annotated.shape == cv2.imread(str(scene_file)).shape
+
+
+def test_bench_vision_prints_the_figures(scene_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from vision import synth
+
+    manifest = synth.write_manifest(tmp_path, n=3, seed=4)
+    assert main(["bench", "vision", "--manifest", str(manifest)]) == 0
+    out = capsys.readouterr().out
+    for figure in ("photos exactly right", "per-die accuracy", "wrong values", "misses", "extras",
+                   "accuracy per face value", "median", "p95", "confidence >= 0.9"):
+        assert figure in out
+    assert main(["bench", "vision", "--manifest", str(manifest), "--json"]) == 0
+    figures = json.loads(capsys.readouterr().out)
+    assert figures["photos"] == 3 and figures["dice"] > 0
+
+
+def test_bench_vision_missing_manifest_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bench", "vision", "--manifest", str(tmp_path / "none.jsonl")]) == 2
+    assert len(capsys.readouterr().err.strip().splitlines()) == 1
