@@ -2,6 +2,7 @@
 
     cubilete export --to DIR [--all] [--state-dir DIR] [--config FILE]
     cubilete export --device /dev/sda1 [--all] [--config FILE]     (cubilete-export@.service)
+    cubilete export --request /run/cubilete                        (the menu's "export all")
 
 A failure is one line on stderr and exit code 1, never a traceback.
 """
@@ -27,6 +28,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     where.add_argument("--device", metavar="DEV",
                        help="mount this USB partition privately, export, sync and unmount "
                             "(run by cubilete-export@.service as the cubilete user)")
+    where.add_argument("--request", metavar="RUNTIME_DIR",
+                       help="run the export the service asked for in RUNTIME_DIR/export-request "
+                            "(cubilete-export-request.service)")
     parser.add_argument("--all", action="store_true", help="every game the device has, not only new ones")
     parser.add_argument("--state-dir", metavar="DIR", help="the device state (default: device.state_dir of the config)")
     parser.add_argument("--config", metavar="FILE", help="config file (default /etc/cubilete/config.toml)")
@@ -58,6 +62,10 @@ def _run(args: argparse.Namespace) -> int:
     name = args.name or config.device.name
     byte_cap = config.export.byte_cap_mb * 1_000_000
 
+    if args.request:
+        from firmware.export.usbjob import run_request
+
+        return run_request(args.request, config, state_dir=state_dir, device_name=name, quiet=args.quiet)
     if args.device:
         from firmware.export.usbjob import run_usb_export
 
