@@ -67,14 +67,17 @@ class OptionRow:
     label: the category's name, usually `Names.of(category)`.
     points: what it scores now; None when it cannot be scored as the dice lie (for example
         a die must be turned first), drawn as "--".
-    notes: the engine's reasons ("served", "de mano", "de huevo", "turn required first",
-        "instant win", "scratch" ...); the catalogue shortens the known ones, unknown ones
-        are shown verbatim. Only the first note fits on the row.
+    notes: the engine's reasons (engine/advice.py ids: "served", "de_mano", "de_huevo",
+        "scratch", "turn_required", "crossing_out_not_allowed", "instant_win"); the catalogue
+        shortens the known ones, unknown ones are shown verbatim. Only the first fits.
+    allowed: False for a row shown for information only (the engine would refuse it now):
+        its points are drawn in parentheses.
     """
 
     label: Label
     points: int | None
     notes: tuple[str, ...] = ()
+    allowed: bool = True
 
 
 @dataclass(frozen=True)
