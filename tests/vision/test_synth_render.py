@@ -11,7 +11,7 @@ import pytest
 
 from vision.synth import (BACKGROUND_KINDS, DIE_STYLES, FACE_OCCLUDER, BackgroundSpec, BlurSpec, CameraSpec,
                           DieSpec, Lamp, LightingSpec, Occluder, SceneSpec, TraySpec, random_scene, render)
-from vision.synth import renderer
+from vision.synth import base, sprites
 from vision.synth.textures import face_texture
 
 FLAT_LIGHT = LightingSpec(ambient=1.0, shadow_strength=0.0)
@@ -39,7 +39,8 @@ def top_face_pips(image: np.ndarray, face_map: np.ndarray, index: int, dark_pips
 def test_the_same_scene_renders_the_same_pixels_even_with_cold_caches():
     scene = random_scene(np.random.default_rng(11), occluder_prob=1.0, cocked_prob=0.3)
     first = render(scene)
-    renderer._BASE_CACHE.clear()
+    base._BASE_CACHE.clear()
+    sprites.clear_cache()
     face_texture.cache_clear()
     second = render(scene)
     assert np.array_equal(first.image, second.image)

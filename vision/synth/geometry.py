@@ -182,10 +182,3 @@ def die_pose(die: DieSpec) -> DiePose:
         rotation = tip @ rotation
         center = pivot + tip @ (center - pivot)
     return DiePose(rotation, center, die.size)
-
-
-def die_spec_rotation_angle(pose: DiePose, camera: Camera) -> float:
-    """Rotation of the top face's edges in the image, degrees in [0, 90)."""
-    quad = camera.project(pose.face_quad(pose.top_value()))
-    d = quad[1] - quad[0]
-    return math.degrees(math.atan2(d[1], d[0])) % 90.0

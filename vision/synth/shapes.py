@@ -66,8 +66,10 @@ def occluder_mask(occ: Occluder, width: int, height: int) -> np.ndarray:
     return mask.astype(np.float32) / 255.0
 
 
-def occluder_colour(occ: Occluder, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """BGR float32 colour of the occluder over the image (only meaningful where mask > 0)."""
+def occluder_colour(occ: Occluder, mask: np.ndarray, origin: tuple[int, int],
+                    rng: np.random.Generator) -> np.ndarray:
+    """BGR float32 colour of the occluder over a region of the image whose top-left pixel is
+    `origin` (only meaningful where mask > 0)."""
     h, w = mask.shape
     # rounded bodies are darker at their rims: shade by the distance inside the outline
     inside = cv2.GaussianBlur(mask, (0, 0), max(2.0, occ.size * 0.06))
@@ -75,7 +77,7 @@ def occluder_colour(occ: Occluder, mask: np.ndarray, rng: np.random.Generator) -
     base = np.array(occ.bgr, np.float32)
     grain = cv2.GaussianBlur(rng.standard_normal((h, w)).astype(np.float32), (0, 0), 1.0)
     if occ.kind == "cup":
-        cx, cy = occ.center
+        cx, cy = occ.center[0] - origin[0], occ.center[1] - origin[1]
         yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
         r = np.hypot(xx - cx, yy - cy) / max(1.0, occ.size / 2)
         rim = np.exp(-(((r - 0.9) / 0.05) ** 2))

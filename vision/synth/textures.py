@@ -96,10 +96,12 @@ def _edge_distance(size: int) -> np.ndarray:
 
 
 @lru_cache(maxsize=512)
-def face_texture(look: DieLook, value: int, size: int) -> np.ndarray:
+def face_texture(look: DieLook, value: int, size: int, pips_only: bool = False) -> np.ndarray:
     """The face showing `value`, as a size x size BGRA uint8 image seen from outside.
 
-    Alpha is the coverage of the rounded face times the body opacity (1 under the pips).
+    Alpha is the coverage of the rounded face times the body opacity (1 under the pips);
+    with `pips_only` it is the coverage of the pips alone (the far faces of a translucent
+    die, seen through its body).
     """
     rng = np.random.default_rng([look.texture_seed, value, size])
     body = np.empty((size, size, 3), np.float32)
@@ -142,7 +144,7 @@ def face_texture(look: DieLook, value: int, size: int) -> np.ndarray:
     colour *= np.clip(shade, 0.3, 1)[..., None]
 
     coverage = rounded_square_coverage(size, look.corner_radius)
-    alpha = coverage * (look.opacity + (1 - look.opacity) * pips)
+    alpha = coverage * pips if pips_only else coverage * (look.opacity + (1 - look.opacity) * pips)
     out = np.dstack([np.clip(colour, 0, 255), alpha * 255])
     return np.round(out).astype(np.uint8)
 

@@ -1,0 +1,103 @@
+"""What happens after the dice are drawn: hands and cup over them, then the camera's own
+blur, sensor noise and (in render) JPEG compression."""
+
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+
+import cv2
+import numpy as np
+
+from .base import Base
+from .shapes import occluder_colour, occluder_mask
+from .spec import SceneSpec
+
+FACE_OCCLUDER = 251  # face_map value: a hand, arm or cup
+
+
+def draw_occluders(frame: np.ndarray, face_map: np.ndarray, scene: SceneSpec, base: Base) -> None:
+    h, w = frame.shape[:2]
+    lamp = base.lamps[0]
+    for k, occ in enumerate(scene.occluders):
+        mask = occluder_mask(occ, w, h)
+        ys, xs = np.nonzero(mask)
+        if len(xs) == 0:
+            continue
+        # the shadow falls away from the key lamp, farther for a higher object
+        reach = occ.height / max(lamp.height - occ.height, 1.0)
+        dx = (occ.center[0] - lamp.x) * reach + 0.15 * occ.height
+        dy = (occ.center[1] - lamp.y) * reach + 0.15 * occ.height
+        soft = 2 + occ.height * 0.12
+        pad = int(3 * soft) + 2
+        sx0, sx1 = max(0, int(xs.min() + min(dx, 0)) - pad), min(w, int(xs.max() + max(dx, 0)) + pad + 1)
+        sy0, sy1 = max(0, int(ys.min() + min(dy, 0)) - pad), min(h, int(ys.max() + max(dy, 0)) + pad + 1)
+        shift = np.float32([[1, 0, dx - sx0], [0, 1, dy - sy0]])
+        # translate the mask into the shadow's region (source coordinates are the full image)
+        shadow = cv2.warpAffine(mask, shift, (sx1 - sx0, sy1 - sy0))
+        shadow = cv2.GaussianBlur(shadow, (0, 0), soft)
+        frame[sy0:sy1, sx0:sx1] *= (1 - scene.lighting.shadow_strength * 0.8 * shadow)[..., None]
+
+        x0, x1, y0, y1 = int(xs.min()), int(xs.max()) + 1, int(ys.min()), int(ys.max()) + 1
+        region = mask[y0:y1, x0:x1]
+        rng = np.random.default_rng([occ.texture_seed, k])
+        colour = occluder_colour(occ, region, (x0, y0), rng) * base.gain[y0:y1, x0:x1]
+        alpha = region[..., None]
+        frame[y0:y1, x0:x1] = frame[y0:y1, x0:x1] * (1 - alpha) + alpha * colour
+        face_map[y0:y1, x0:x1][region >= 0.5] = FACE_OCCLUDER
+
+
+def _disc_kernel(radius: float) -> np.ndarray:
+    k = int(math.ceil(radius)) * 2 + 1
+    kernel = np.zeros((k, k), np.float32)
+    cv2.circle(kernel, (k // 2 * 16, k // 2 * 16), int(radius * 16), 1.0, -1, cv2.LINE_AA, 4)
+    return kernel / kernel.sum()
+
+
+def _line_kernel(length: float, angle_deg: float) -> np.ndarray:
+    n = int(math.ceil(length)) | 1
+    kernel = np.zeros((n, n), np.float32)
+    a = math.radians(angle_deg)
+    c, half = (n - 1) / 2, length / 2
+    p = (c - half * math.cos(a), c - half * math.sin(a))
+    q = (c + half * math.cos(a), c + half * math.sin(a))
+    cv2.line(kernel, (int(p[0] * 16), int(p[1] * 16)), (int(q[0] * 16), int(q[1] * 16)), 1.0, 1, cv2.LINE_AA, 4)
+    return kernel / kernel.sum()
+
+
+_NOISE_PAD = 64
+
+
+@lru_cache(maxsize=4)
+def _noise_bank(height: int, width: int, channels: int) -> np.ndarray:
+    rng = np.random.default_rng(20260101)
+    return rng.standard_normal((height + _NOISE_PAD, width + _NOISE_PAD, channels), dtype=np.float32)
+
+
+def frame_noise(shape: tuple[int, ...], seed: int) -> np.ndarray:
+    """Unit Gaussian noise for one frame: a window of a fixed bank of noise, placed and signed
+    by the seed. Any two frames' windows are independent pixel by pixel unless their seeds
+    pick the same window (1 in 8192), and it costs nothing next to drawing fresh noise."""
+    h, w, c = shape
+    pick = np.random.default_rng(seed & 0x7FFFFFFFFFFFFFFF).integers(0, 2 * _NOISE_PAD * _NOISE_PAD)
+    sign, where = divmod(int(pick), _NOISE_PAD * _NOISE_PAD)
+    oy, ox = divmod(where, _NOISE_PAD)
+    window = _noise_bank(h, w, c)[oy:oy + h, ox:ox + w]
+    return -window if sign else window
+
+
+def camera_effects(frame: np.ndarray, scene: SceneSpec) -> np.ndarray:
+    """Blur, sensor noise (seeded by scene.seed) and quantisation to uint8."""
+    blur = scene.blur
+    if blur.defocus_px > 0.3:
+        frame = cv2.filter2D(frame, -1, _disc_kernel(blur.defocus_px), borderType=cv2.BORDER_REFLECT)
+    if blur.motion_px > 0.5:
+        frame = cv2.filter2D(frame, -1, _line_kernel(blur.motion_px, blur.motion_deg), borderType=cv2.BORDER_REFLECT)
+    if scene.noise_sigma > 0:
+        noise = frame_noise(frame.shape, scene.seed)
+        # shot noise grows with the signal: sigma at mid-grey, half of it in the dark
+        scale = frame * np.float32(scene.noise_sigma * 0.5 / 128)
+        scale += np.float32(scene.noise_sigma * 0.5)
+        scale *= noise
+        frame += scale
+    return np.clip(frame, 0, 255).astype(np.uint8)
