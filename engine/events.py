@@ -100,7 +100,7 @@ def check_event(event: Any) -> Mapping[str, Any]:
     if not isinstance(event, Mapping):
         raise MalformedEvent(f"an event is a JSON object, not {type(event).__name__}")
     kind = event.get("type")
-    if kind not in SCHEMA:
+    if not isinstance(kind, str) or kind not in SCHEMA:
         raise MalformedEvent(f"unknown event type {kind!r}; types: {', '.join(EVENT_TYPES)}")
     if event.get("v") != VERSION or not _is_int(event.get("v")):
         raise UnsupportedEventVersion(f"{kind} event version {event.get('v')!r} is not supported (this engine reads v{VERSION})")

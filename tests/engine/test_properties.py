@@ -1,0 +1,167 @@
+"""Property tests: random legal games of every game and option set run to their end with a
+valid state after every event; the log round-trips through JSON to the same game; random
+(mostly illegal) events are refused with a RuleError and change nothing."""
+
+from __future__ import annotations
+
+import json
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import engine
+from engine import events as ev
+
+SETTINGS = settings(max_examples=12, deadline=None, derandomize=True,
+                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+
+
+@st.composite
+def game_starts(draw, game_id: str) -> dict:
+    game = engine.GAMES[game_id]
+    options = {o.key: draw(st.sampled_from(o.allowed)) for o in game.options}
+    partnerships = game.default_rules.partnerships and draw(st.booleans())
+    players = 4 if partnerships else draw(st.integers(1, 3))
+    names = [f"P{i}" for i in range(players)]
+    stake = draw(st.sampled_from([None, "0.01", "1", "0.05"]))
+    return engine.new_game(game_id, names, options, stake=stake,
+                           partnerships=[[0, 1], [2, 3]] if partnerships else None)
+
+
+def legal_event(data, state: engine.GameState) -> dict:
+    """One legal event chosen among what the current player may do."""
+    actions = engine.turn_actions(state)
+    player = actions.player
+    choices = []
+    if actions.may_throw:
+        choices.append("throw")
+    if actions.may_turn:
+        choices.append("turn")
+    if actions.may_fill:
+        choices.append("fill")
+    if actions.may_correct:
+        choices.append("correct")
+    if actions.may_undo:
+        choices.append("undo")
+    weights = {"throw": 6, "turn": 2, "fill": 6, "correct": 1, "undo": 1}
+    choice = data.draw(st.sampled_from([c for c in choices for _ in range(weights[c])]))
+    dice = st.integers(1, 6)
+    n = state.rules.dice
+    if choice == "throw":
+        if actions.must_throw_all:
+            thrown = list(range(n))
+        else:
+            thrown = sorted(data.draw(st.sets(st.sampled_from(actions.rethrowable), min_size=1)))
+        values = [data.draw(dice) if i in thrown else state.turn.dice[i] for i in range(n)]
+        return ev.throw(player, values, thrown)
+    if choice == "turn":
+        die = data.draw(st.sampled_from(actions.turnable))
+        return ev.die_turned(player, die, 7 - state.turn.dice[die])
+    if choice == "fill":
+        option = data.draw(st.sampled_from([o for o in engine.score_options(state) if o.allowed]))
+        if option.points == 0 and data.draw(st.booleans()):
+            return ev.category_scratched(player, option.category)
+        return ev.category_scored(player, option.category, option.points)
+    if choice == "correct":
+        return ev.reading_corrected(player, [data.draw(dice) for _ in range(n)])
+    return ev.turn_undone()
+
+
+def check_state(state: engine.GameState) -> None:
+    rules = state.rules
+    assert state.totals == tuple(sum(m.points for m in s.marks if m is not None) for s in state.sheets)
+    for sheet in state.sheets:
+        for category, mark in sheet.items():
+            if mark is not None:
+                assert mark.scratched == (mark.points == 0)
+                assert 0 <= mark.points <= 120
+                assert 1 <= mark.throw <= state.max_throws + 10
+    filled = [s.filled_count for s in state.sheets]
+    current = state.current_player
+    if not all(s.is_full for s in state.sheets):
+        assert all(f == filled[current] + (1 if p < current else 0) for p, f in enumerate(filled))
+    assert 0 <= state.turn.throw_number <= state.max_throws
+    if state.turn.throws:
+        assert len(state.turn.dice) == rules.dice and all(1 <= v <= 6 for v in state.turn.dice)
+    assert all(b >= 0 for b in state.banks)
+    if not rules.spare_throw_bank:
+        assert set(state.banks) == {0}
+    assert state.finished == (state.instant_win is not None or all(s.is_full for s in state.sheets))
+    if state.finished:
+        assert state.winners and not engine.score_options(state)
+        payments = engine.settlement(state)
+        assert all(p.amount >= 0 and p.points >= 0 for p in payments)
+    else:
+        assert state.winners == ()
+
+
+def play_to_the_end(data, game_id: str) -> tuple[list[dict], engine.GameState]:
+    log = [data.draw(game_starts(game_id))]
+    state = engine.replay(log)
+    undos = 0
+    while not state.finished:
+        event = legal_event(data, state)
+        if event["type"] == "turn_undone":
+            undos += 1
+            if undos > 3:
+                continue
+        state = engine.apply(state, event)
+        log.append(event)
+        check_state(state)
+    return log, state
+
+
+def make_test(game_id: str):
+    @SETTINGS
+    @given(st.data())
+    def test(data) -> None:
+        log, state = play_to_the_end(data, game_id)
+        assert engine.replay(log) == state
+        assert engine.replay(json.loads(json.dumps(log))) == state
+    test.__name__ = f"test_random_legal_games_of_{game_id.replace('-', '_')}_run_to_the_end"
+    return test
+
+
+for _game_id in engine.GAMES:
+    _test = make_test(_game_id)
+    globals()[_test.__name__] = _test
+
+
+any_int = st.integers(-2, 8)
+random_events = st.one_of(
+    st.builds(lambda p, vs, th: ev.throw(p, vs, th), any_int, st.lists(any_int, max_size=6), st.sets(any_int, max_size=6)),
+    st.builds(lambda p, d, v: ev.die_turned(p, d, v), any_int, any_int, any_int),
+    st.builds(lambda p, c, pts: ev.category_scored(p, c, pts), any_int,
+              st.sampled_from(["ones", "sixes", "straight", "grande_2", "generala", "crag", "nope", "fifty"]),
+              st.one_of(st.none(), st.integers(0, 60))),
+    st.builds(lambda p, c: ev.category_scratched(p, c), any_int, st.sampled_from(["ones", "four_of_a_kind", "x"])),
+    st.builds(lambda p, vs: ev.reading_corrected(p, vs), any_int, st.lists(any_int, max_size=6)),
+    st.just(ev.turn_undone()),
+    st.dictionaries(st.sampled_from(["type", "v", "player", "values", "thrown", "die", "category"]),
+                    st.one_of(st.integers(-1, 3), st.text(max_size=3), st.lists(any_int, max_size=3), st.none())),
+)
+
+
+@settings(max_examples=40, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(st.data(), st.sampled_from(sorted(engine.GAMES)))
+def test_random_events_are_applied_or_refused_without_changing_anything(data, game_id: str) -> None:
+    log = [data.draw(game_starts(game_id))]
+    state = engine.replay(log)
+    for _ in range(data.draw(st.integers(5, 40))):
+        if state.finished and data.draw(st.booleans()):
+            break
+        candidate = data.draw(random_events) if data.draw(st.booleans()) else (
+            legal_event(data, state) if not state.finished else ev.turn_undone())
+        before = repr(state), json.dumps(candidate, sort_keys=True)
+        try:
+            after = engine.apply(state, candidate)
+        except engine.RuleError as error:
+            assert (repr(state), json.dumps(candidate, sort_keys=True)) == before
+            assert error.rule and str(error)
+            assert engine.replay(log) == state
+            continue
+        log.append(candidate)
+        state = after
+        check_state(state)
+    assert engine.replay(json.loads(json.dumps(log))) == state
