@@ -1,0 +1,20 @@
+"""The appliance's state machine: menus, the turn, corrections, the final table.
+
+    app = Appliance(EventLog.open(state_dir), prefs, defaults, notices)
+    app.handle(Press("ok")) / app.handle(ThrowSeen(...)) / app.handle(Tick(now))
+    screen = app.screen()     # a firmware.ui view model for the display
+
+The game itself is a fold over the event log (`session.GameSession`); the machine only adds
+what is on screen, so a restart lands where it was.
+"""
+
+from firmware.appliance.inputs import (
+    CameraBack, CameraLost, Input, MotionSeen, Press, ReadingUnstable, ThrowSeen, Tick, TrayCleared,
+    UsbExportDone, UsbExportFailed, UsbExportStarted,
+)
+from firmware.appliance.machine import Appliance, GameDefaults, Prefs
+
+__all__ = [
+    "Appliance", "GameDefaults", "Prefs", "Input", "Press", "ThrowSeen", "MotionSeen", "TrayCleared",
+    "ReadingUnstable", "CameraLost", "CameraBack", "UsbExportStarted", "UsbExportDone", "UsbExportFailed", "Tick",
+]

@@ -1,0 +1,101 @@
+"""What the appliance's state machine reacts to: one small immutable event per happening.
+
+The service turns camera frames (through the throw tracker), button presses, the camera's
+status, messages on the control socket and the passing of time into these. The state
+machine knows nothing of OpenCV, GPIO or sockets, so it is tested with plain values.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Union
+
+from vision.reading import Reading
+
+
+@dataclass(frozen=True)
+class Press:
+    """A button: "prev" | "next" | "ok", kind "short" | "long" | "repeat"."""
+
+    button: str
+    kind: str = "short"
+    t: float = 0.0
+
+
+@dataclass(frozen=True)
+class ThrowSeen:
+    """The tracker saw the dice come to rest after a throw.
+
+    moved: per die of `reading.dice`, "held" | "thrown" | "turned" | "ambiguous" | "new",
+        relative to the tracker's previous settled throw.
+    previous: per die, its index in that previous reading (None when it has none).
+    snapshot: encodes the settled frame as JPEG, called only if the throw is recorded.
+    extra: more tracker facts to store with the reading (JSON-serialisable).
+    """
+
+    reading: Reading
+    moved: tuple[str, ...]
+    previous: tuple[int | None, ...] = ()
+    t: float = 0.0
+    snapshot: Callable[[], bytes | None] | None = field(default=None, compare=False)
+    extra: dict[str, Any] = field(default_factory=dict, compare=False)
+
+
+@dataclass(frozen=True)
+class MotionSeen:
+    """Dice moving, or a hand or the cup over the tray: a throw is under way."""
+
+    t: float = 0.0
+    reason: str = "motion"  # "motion" | "hand"
+
+
+@dataclass(frozen=True)
+class TrayCleared:
+    """No dice on the tray (picked up for the next throw)."""
+
+    t: float = 0.0
+
+
+@dataclass(frozen=True)
+class ReadingUnstable:
+    """The dice are still but the reading keeps changing (glare, a die on its edge)."""
+
+    t: float = 0.0
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class CameraLost:
+    message: str = ""
+    retry_in_s: float | None = None
+
+
+@dataclass(frozen=True)
+class CameraBack:
+    pass
+
+
+@dataclass(frozen=True)
+class UsbExportStarted:
+    pass
+
+
+@dataclass(frozen=True)
+class UsbExportDone:
+    games: int = 0
+
+
+@dataclass(frozen=True)
+class UsbExportFailed:
+    message: str = ""
+
+
+@dataclass(frozen=True)
+class Tick:
+    """Time passes (the main loop sends one per iteration); `now` is monotonic seconds."""
+
+    now: float
+
+
+Input = Union[Press, ThrowSeen, MotionSeen, TrayCleared, ReadingUnstable, CameraLost, CameraBack,
+              UsbExportStarted, UsbExportDone, UsbExportFailed, Tick]

@@ -1,0 +1,283 @@
+"""The appliance's state machine: inputs in, one screen out.
+
+`Appliance.handle(input)` feeds it buttons, throws, the camera's state, USB export results
+and the time; `Appliance.screen()` is what the display shows now. The current mode (menu,
+turn, correction, final table...) decides what inputs mean; on top of it the machine keeps
+the things that concern every mode: the camera-lost warning, USB export messages, start-up
+notices (a bad config, a log moved aside), short messages that fade, and the guard that
+refuses to record anything while dice are rolling.
+
+At start the unfinished game in the log, if any, is replayed and the machine lands on the
+screen it showed before (the turn, the question about an unsure die, the final table).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from engine import RuleError
+from firmware.appliance import corrections, menus, play
+from firmware.appliance.inputs import (
+    CameraBack, CameraLost, Input, MotionSeen, Press, ReadingUnstable, ThrowSeen, Tick, TrayCleared,
+    UsbExportDone, UsbExportFailed, UsbExportStarted,
+)
+from firmware.appliance.mode import Mode
+from firmware.appliance.session import GameSession
+from firmware.appliance.texts import rule_message, say
+from firmware.appliance.throws import TrayLink
+from firmware.eventlog import EventLog
+from firmware.ui.screens import (
+    Label, MessageScreen, Screen, camera_lost_screen, usb_done_screen, usb_exporting_screen, usb_failed_screen,
+)
+
+log = logging.getLogger(__name__)
+
+FLASH_S = 3.0
+BUSY_TIMEOUT_S = 8.0  # motion with no settled throw after it: the tracker lost the throw
+USB_DONE_S = 10.0
+NOTICE_S = 30.0
+
+
+@dataclass
+class Prefs:
+    """What the settings menu changes (saved by the service in the state directory)."""
+
+    language: str = "es"
+    contrast: int = 200
+
+
+@dataclass(frozen=True)
+class GameDefaults:
+    """What the new-game menu starts from (the config's [game] section)."""
+
+    game: str = "generala"
+    players: int = 2
+    names: tuple[str, ...] = ()
+    order: str = "roll-off"
+    stake_per_point: float = 0.0
+    currency: str = ""
+    options: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class _Overlay:
+    screen: Screen
+    until: float | None  # monotonic deadline, None = until a button is pressed
+
+
+class Appliance:
+    def __init__(self, eventlog: EventLog, prefs: Prefs | None = None,
+                 defaults: GameDefaults = GameDefaults(), notices: tuple[MessageScreen, ...] = (),
+                 clock: Callable[[], float] = time.monotonic,
+                 on_prefs: Callable[[Prefs], None] | None = None) -> None:
+        self.log = eventlog
+        self.prefs = prefs or Prefs()
+        self.defaults = defaults
+        self.clock = clock
+        self.on_prefs = on_prefs
+        self.now = clock()
+        self.session: GameSession | None = None
+        self.link: TrayLink | None = None
+        self.deferred: ThrowSeen | None = None  # a throw seen while a die waited for confirmation
+        self.camera_ok = True
+        self.camera_retry_s: float | None = None
+        self._camera_dismissed = False
+        self._busy_until = 0.0
+        self._flash: Label | None = None
+        self._flash_until = 0.0
+        self._overlays: list[_Overlay] = [_Overlay(n, self.now + NOTICE_S) for n in notices]
+        self._usb: _Overlay | None = None
+        self.mode: Mode = self._boot()
+
+    # -- start-up ---------------------------------------------------------------------------------
+
+    def _boot(self) -> Mode:
+        record = self.log.unfinished()
+        if record is None:
+            return menus.MainMenu()
+        try:
+            self.session = GameSession.resume(self.log, record)
+        except (RuleError, KeyError, ValueError, TypeError) as error:
+            # A log this engine cannot replay must not stop the device: close the game
+            # (its events stay in the log for the export) and start from the menu.
+            log.error("cannot resume game %s: %s; it is closed, its events are kept", record.game_id, error)
+            self.log.end_game(record.game_id)
+            self._overlays.append(_Overlay(MessageScreen(say("abandoned"), (str(error)[:60],), icon="warning"),
+                                           self.now + NOTICE_S))
+            return menus.MainMenu()
+        log.info("resumed game %s at event %d", record.game_id, self.session.events)
+        return self.game_mode()
+
+    # -- what modes use ------------------------------------------------------------------------------
+
+    @property
+    def lang(self) -> str:
+        return self.prefs.language
+
+    @property
+    def busy(self) -> bool:
+        """Dice rolling or a hand over the tray: nothing may be recorded from a button now."""
+        return self.now < self._busy_until
+
+    @property
+    def flash_label(self) -> Label | None:
+        return self._flash if self.now < self._flash_until else None
+
+    def flash(self, label: Label, seconds: float = FLASH_S) -> None:
+        self._flash = label
+        self._flash_until = self.now + seconds
+
+    def refuse_if_busy(self) -> bool:
+        """True (and say so) when a button must not record anything now."""
+        if self.busy:
+            self.flash(say("moving"))
+            return True
+        return False
+
+    def game_mode(self) -> Mode:
+        """The screen the game is at, from its state alone (also where a restart lands)."""
+        session = self.session
+        if session is None:
+            return menus.MainMenu()
+        if session.pending_confirmation:
+            return corrections.ConfirmDice()
+        if session.state.finished:
+            return play.GameOver()
+        return play.TurnMode()
+
+    def after_commit(self) -> Mode:
+        """Where to go once a correction is recorded: the game, or the throw that came while
+        the players were answering (it waited for them)."""
+        self.mode = self.game_mode()
+        if self.deferred is not None and self.session is not None and not self.session.pending_confirmation:
+            seen, self.deferred = self.deferred, None
+            return play.take_throw(self, seen) or self.mode
+        return self.mode
+
+    def record(self, event: dict[str, Any], reading: dict[str, Any] | None = None,
+               snapshot: bytes | None = None) -> bool:
+        """Record a game event; a rule broken becomes a message and nothing is recorded."""
+        assert self.session is not None
+        try:
+            self.session.record(event, reading, snapshot)
+        except RuleError as error:
+            log.info("refused %s: %s", event.get("type"), error)
+            self.flash(rule_message(error.rule, str(error)))
+            return False
+        return True
+
+    def start_game(self, session: GameSession) -> Mode:
+        self.session = session
+        self.link = None
+        self.deferred = None
+        return self.game_mode()
+
+    def close_game(self) -> None:
+        if self.session is not None:
+            self.session.end()
+        self.session = None
+        self.link = None
+        self.deferred = None
+
+    def set_prefs(self, prefs: Prefs) -> None:
+        self.prefs = prefs
+        if self.on_prefs is not None:
+            self.on_prefs(prefs)
+
+    @property
+    def expected_dice(self) -> int | None:
+        """How many dice the tracker should expect (None outside a game)."""
+        if self.session is not None:
+            return self.session.state.rules.dice
+        return getattr(self.mode, "expected_dice", None)
+
+    # -- inputs ----------------------------------------------------------------------------------------
+
+    def handle(self, event: Input) -> None:
+        if isinstance(event, Tick):
+            self._tick(event.now)
+        elif isinstance(event, Press):
+            self._press(event)
+        elif isinstance(event, ThrowSeen):
+            self._busy_until = 0.0
+            self._throw(event)
+        elif isinstance(event, MotionSeen):
+            self._busy_until = self.now + BUSY_TIMEOUT_S
+        elif isinstance(event, TrayCleared):
+            self._busy_until = 0.0
+        elif isinstance(event, ReadingUnstable):
+            if self.mode.in_game or self.mode.needs_camera:
+                self.flash(say("unstable"))
+        elif isinstance(event, CameraLost):
+            if self.camera_ok:
+                self._camera_dismissed = False
+            self.camera_ok = False
+            self.camera_retry_s = event.retry_in_s
+        elif isinstance(event, CameraBack):
+            self.camera_ok = True
+            self.camera_retry_s = None
+        elif isinstance(event, UsbExportStarted):
+            self._usb = _Overlay(usb_exporting_screen(), None)
+        elif isinstance(event, UsbExportDone):
+            self._usb = _Overlay(usb_done_screen(event.games), self.now + USB_DONE_S)
+        elif isinstance(event, UsbExportFailed):
+            self._usb = _Overlay(usb_failed_screen(event.message[:60]), None)
+
+    def _tick(self, now: float) -> None:
+        self.now = now
+        self._overlays = [o for o in self._overlays if o.until is None or now < o.until]
+        if self._usb is not None and self._usb.until is not None and now >= self._usb.until:
+            self._usb = None
+
+    def _press(self, press: Press) -> None:
+        # A button first clears whatever covers the screen; it does nothing else.
+        if self._overlays:
+            self._overlays.pop(0)
+            return
+        if self._usb is not None:  # the export goes on; its result will show again
+            self._usb = None
+            return
+        if self._camera_covers():
+            self._camera_dismissed = True
+            return
+        self._go(self.mode.on_press(self, press))
+
+    def _throw(self, seen: ThrowSeen) -> None:
+        if not self.mode.in_game:
+            self._go(self.mode.on_throw(self, seen))
+            return
+        self._go(play.take_throw(self, seen))
+
+    def _go(self, mode: Mode | None) -> None:
+        if mode is not None:
+            self.mode = mode
+
+    # -- output -----------------------------------------------------------------------------------------
+
+    def _camera_covers(self) -> bool:
+        return not self.camera_ok and not self._camera_dismissed and (self.mode.in_game or self.mode.needs_camera)
+
+    def screen(self) -> Screen:
+        if self._overlays:
+            return self._overlays[0].screen
+        if self._usb is not None:
+            return self._usb.screen
+        if self._camera_covers():
+            return camera_lost_screen(self.camera_retry_s)
+        return self.mode.view(self)
+
+    def status(self) -> str:
+        """One line for systemd's STATUS= and the journal."""
+        camera = "" if self.camera_ok else " (camera lost)"
+        session = self.session
+        if session is None or not self.mode.in_game:
+            return f"{self.mode.name()}{camera}"
+        state = session.state
+        if state.finished:
+            return f"{state.game.id}: game over{camera}"
+        turn = state.turn
+        return (f"{state.game.id}: {session.player_name} throw {turn.throw_number}/{state.max_throws}, "
+                f"round {state.round}/{state.rounds}{camera}")

@@ -1,0 +1,374 @@
+"""The menus: the main menu, setting up a new game (game, players, house rules, stake,
+order), the settings, and two read-only screens (about, the last game's table).
+
+Three buttons drive every list: prev / next move, OK picks an item or starts changing its
+value (then prev / next change it and OK is done), a long OK goes back.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from dataclasses import dataclass, field, replace
+from decimal import Decimal
+from typing import TYPE_CHECKING, Any, Callable
+
+import engine
+from firmware.appliance.inputs import Press, ThrowSeen
+from firmware.appliance.mode import Mode, is_back, is_ok, step
+from firmware.appliance.texts import option_label, say, value_label
+from firmware.ui.screens import GameOverScreen, Label, MenuItem, MenuScreen, MessageScreen, Names, Screen
+
+if TYPE_CHECKING:
+    from firmware.appliance.machine import Appliance
+
+GAME_IDS = tuple(engine.GAMES)
+STAKES = (Decimal(0), Decimal("0.01"), Decimal("0.05"), Decimal("0.1"), Decimal("0.25"), Decimal("0.5"),
+          Decimal(1), Decimal(2), Decimal(5), Decimal(10), Decimal(20), Decimal(50), Decimal(100))
+CONTRASTS = (16, 64, 128, 200, 255)
+
+
+@dataclass(frozen=True)
+class Item:
+    label: Label
+    value: Label | None = None
+    action: Callable[["Appliance"], Mode | None] | None = None  # OK on the item
+    change: Callable[["Appliance", int], None] | None = None  # prev / next while editing
+
+
+@dataclass
+class ListMenu(Mode):
+    """A list of items; subclasses say which (`items`) and where back goes (`back_to`)."""
+
+    selected: int = 0
+    editing: bool = False
+
+    def title(self, app: "Appliance") -> Label:
+        raise NotImplementedError
+
+    def items(self, app: "Appliance") -> list[Item]:
+        raise NotImplementedError
+
+    def back_to(self, app: "Appliance") -> Mode | None:
+        return None
+
+    def view(self, app: "Appliance") -> Screen:
+        items = self.items(app)
+        self.selected = min(self.selected, len(items) - 1)
+        hint = app.flash_label or (say("hint_edit") if self.editing else say("hint_menu"))
+        return MenuScreen(self.title(app), tuple(MenuItem(i.label, i.value) for i in items),
+                          self.selected, self.editing, hint)
+
+    def on_press(self, app: "Appliance", press: Press) -> Mode | None:
+        items = self.items(app)
+        item = items[min(self.selected, len(items) - 1)]
+        if is_back(press):
+            if self.editing:
+                self.editing = False
+                return None
+            return self.back_to(app)
+        if step(press):
+            if self.editing and item.change is not None:
+                item.change(app, step(press))
+            else:
+                self.selected = (self.selected + step(press)) % len(items)
+            return None
+        if not is_ok(press):
+            return None
+        if self.editing:
+            self.editing = False
+            return None
+        if item.change is not None:
+            self.editing = True
+            return None
+        if item.action is not None:
+            return item.action(app)
+        return None
+
+
+def _cycle(values: tuple[Any, ...], current: Any, delta: int) -> Any:
+    index = values.index(current) if current in values else 0
+    return values[(index + delta) % len(values)]
+
+
+# -- main menu -----------------------------------------------------------------------------------------
+
+
+@dataclass
+class MainMenu(ListMenu):
+    def title(self, app: "Appliance") -> Label:
+        return say("main_menu")
+
+    def items(self, app: "Appliance") -> list[Item]:
+        items = [Item(say("new_game"), action=lambda a: NewGameMenu.from_defaults(a))]
+        if app.session is not None:
+            items.insert(0, Item(say("resume"), action=lambda a: a.game_mode()))
+        if any(g.ended_at for g in app.log.games()):
+            items.append(Item(say("last_game"), action=lambda a: LastGame.load(a, back=self)))
+        items.append(Item(say("settings"), action=lambda a: SettingsMenu()))
+        return items
+
+    def back_to(self, app: "Appliance") -> Mode | None:
+        return app.game_mode() if app.session is not None else None
+
+
+# -- a new game ------------------------------------------------------------------------------------------
+
+
+def default_names(app: "Appliance", count: int) -> list[str]:
+    """The config's names, then J1.. (Spanish) or P1.. (English) for the rest."""
+    prefix = "J" if app.lang == "es" else "P"
+    names = list(app.defaults.names[:count])
+    n = 1
+    while len(names) < count:
+        candidate = f"{prefix}{n}"
+        if candidate.casefold() not in {name.casefold() for name in names}:
+            names.append(candidate)
+        n += 1
+    return names[:count]
+
+
+def stake_label(stake: Decimal, currency: str) -> Label:
+    if stake == 0:
+        return say("no_stake")
+    return f"{currency}{stake.normalize():f}"
+
+
+@dataclass
+class NewGameMenu(ListMenu):
+    game: str = "generala"
+    players: int = 2
+    options: dict[str, Any] = field(default_factory=dict)
+    stake: Decimal = Decimal(0)
+    order: str = "roll-off"
+    partnerships: bool = False
+
+    @classmethod
+    def from_defaults(cls, app: "Appliance") -> "NewGameMenu":
+        d = app.defaults
+        return cls(game=d.game, players=d.players, options=dict(d.options),
+                   stake=Decimal(str(d.stake_per_point)), order=d.order)
+
+    @property
+    def definition(self) -> engine.GameDef:
+        return engine.GAMES[self.game]
+
+    @property
+    def offers_partnerships(self) -> bool:
+        return self.definition.default_rules.partnerships and self.players == 4
+
+    def title(self, app: "Appliance") -> Label:
+        return say("new_game")
+
+    def items(self, app: "Appliance") -> list[Item]:
+        items = [
+            Item(say("game"), Names.of(self.definition), change=self._change_game),
+            Item(say("players"), str(self.players), change=self._change_players),
+        ]
+        if self.definition.options:
+            items.append(Item(say("house_rules"), action=lambda a: OptionsMenu(menu=self)))
+        if self.offers_partnerships:
+            items.append(Item(say("partnerships"), value_label(self.partnerships), change=self._toggle_partners))
+        items += [
+            Item(say("stake"), stake_label(self.stake, app.defaults.currency), change=self._change_stake),
+            Item(say("order"), say("order_roll_off") if self.order == "roll-off" else say("order_fixed"),
+                 change=self._change_order),
+            Item(say("start"), action=self._start),
+        ]
+        return items
+
+    def back_to(self, app: "Appliance") -> Mode | None:
+        return MainMenu()
+
+    def _change_game(self, app: "Appliance", delta: int) -> None:
+        self.game = _cycle(GAME_IDS, self.game, delta)
+        self.options = dict(app.defaults.options) if self.game == app.defaults.game else {}
+
+    def _change_players(self, app: "Appliance", delta: int) -> None:
+        self.players = (self.players - 1 + delta) % 8 + 1
+
+    def _toggle_partners(self, app: "Appliance", delta: int) -> None:
+        self.partnerships = not self.partnerships
+
+    def _change_stake(self, app: "Appliance", delta: int) -> None:
+        stakes = STAKES if self.stake in STAKES else tuple(sorted(STAKES + (self.stake,)))
+        self.stake = _cycle(stakes, self.stake, delta)
+
+    def _change_order(self, app: "Appliance", delta: int) -> None:
+        self.order = "fixed" if self.order == "roll-off" else "roll-off"
+
+    def _start(self, app: "Appliance") -> Mode | None:
+        if app.session is not None:
+            return StartOverConfirm(menu=self)
+        return self.begin(app)
+
+    def begin(self, app: "Appliance") -> Mode | None:
+        from firmware.appliance.rolloff import RollOff
+
+        names = default_names(app, self.players)
+        if self.order == "roll-off" and self.players > 1:
+            return RollOff(menu=self, names=tuple(names), queue=list(range(len(names))))
+        sides = engine.partnerships_from_order(range(4)) if self.partnerships and self.offers_partnerships else None
+        return self.start_game(app, names, sides)
+
+    def start_game(self, app: "Appliance", names_in_order: list[str], partnerships: Any = None) -> Mode | None:
+        from firmware.appliance.session import GameSession
+
+        try:
+            event = engine.new_game(self.game, names_in_order, self.options,
+                                    stake=self.stake if self.stake > 0 else None, partnerships=partnerships)
+        except engine.RuleError as error:
+            app.flash(str(error)[:40])
+            return self
+        return app.start_game(GameSession.start(app.log, event))
+
+
+@dataclass
+class StartOverConfirm(Mode):
+    """A game is unfinished: starting another closes it (its scores stay in the log)."""
+
+    menu: NewGameMenu
+
+    def view(self, app: "Appliance") -> Screen:
+        from firmware.ui.screens import ConfirmScreen
+
+        return ConfirmScreen(say("start_over_q"), (say("start_over_line"),), hold_to_confirm=True)
+
+    def on_press(self, app: "Appliance", press: Press) -> Mode | None:
+        if step(press):
+            return self.menu
+        if not is_back(press):
+            return None
+        app.close_game()
+        return self.menu.begin(app)
+
+
+@dataclass
+class OptionsMenu(ListMenu):
+    """The chosen game's house rules."""
+
+    menu: NewGameMenu | None = None
+
+    def title(self, app: "Appliance") -> Label:
+        assert self.menu is not None
+        return Names.of(self.menu.definition)
+
+    def items(self, app: "Appliance") -> list[Item]:
+        assert self.menu is not None
+        menu = self.menu
+        resolved = menu.definition.resolve_options(menu.options)
+        items = []
+        for option in menu.definition.options:
+            def change(a: "Appliance", delta: int, option: engine.OptionDef = option) -> None:
+                current = menu.definition.resolve_options(menu.options)[option.key]
+                menu.options[option.key] = _cycle(option.allowed, current, delta)
+            items.append(Item(option_label(option.key), value_label(resolved[option.key]), change=change))
+        items.append(Item(say("back"), action=lambda a: menu))
+        return items
+
+    def back_to(self, app: "Appliance") -> Mode | None:
+        return self.menu
+
+
+# -- settings -------------------------------------------------------------------------------------------
+
+
+@dataclass
+class SettingsMenu(ListMenu):
+    def title(self, app: "Appliance") -> Label:
+        return say("settings")
+
+    def items(self, app: "Appliance") -> list[Item]:
+        prefs = app.prefs
+        return [
+            Item(say("language"), "Español" if prefs.language == "es" else "English",
+                 change=lambda a, d: a.set_prefs(replace(a.prefs, language=_cycle(("es", "en"), a.prefs.language, d)))),
+            Item(say("contrast"), str(prefs.contrast),
+                 change=lambda a, d: a.set_prefs(replace(a.prefs, contrast=_cycle(CONTRASTS, a.prefs.contrast, d)))),
+            Item(say("camera_test"), action=lambda a: CameraTest(back=self)),
+            Item(say("info"), action=lambda a: About(back=self)),
+            Item(say("back"), action=lambda a: MainMenu()),
+        ]
+
+    def back_to(self, app: "Appliance") -> Mode | None:
+        return MainMenu()
+
+
+@dataclass
+class CameraTest(Mode):
+    """What the camera reads now: for setting up the tray and the light."""
+
+    back: Mode
+    last: ThrowSeen | None = None
+    needs_camera = True
+
+    def view(self, app: "Appliance") -> Screen:
+        if self.last is None:
+            lines: tuple[Label, ...] = (say("throw_dice"),)
+        else:
+            reading = self.last.reading
+            dice = " ".join(f"{d.value}{'' if d.sure else '?'}" for d in reading.dice) or say("camera_no_dice")
+            lines = (dice,) + tuple(p.message[:40] for p in reading.problems[:2])
+        if app.flash_label is not None:
+            lines += (app.flash_label,)
+        return MessageScreen(say("camera_test"), lines, icon="camera")
+
+    def on_throw(self, app: "Appliance", seen: ThrowSeen) -> Mode | None:
+        self.last = seen
+        return None
+
+    def on_press(self, app: "Appliance", press: Press) -> Mode | None:
+        return self.back if (is_ok(press) or is_back(press)) else None
+
+
+@dataclass
+class About(Mode):
+    back: Mode
+
+    def view(self, app: "Appliance") -> Screen:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            v = version("cubilete")
+        except PackageNotFoundError:
+            v = "dev"
+        free_mb = shutil.disk_usage(os.fspath(app.log.state_dir)).free // (1024 * 1024)
+        return MessageScreen(say("info"), (say("version", v=v), say("games_stored", n=len(app.log.games())),
+                                           say("disk_free", mb=free_mb)), icon="info")
+
+    def on_press(self, app: "Appliance", press: Press) -> Mode | None:
+        return self.back if (is_ok(press) or is_back(press)) else None
+
+
+@dataclass
+class LastGame(Mode):
+    """The final table of the last game played to the end (read-only)."""
+
+    back: Mode
+    screen: GameOverScreen | None = None
+    page: int = 0
+
+    @classmethod
+    def load(cls, app: "Appliance", back: Mode) -> Mode:
+        from firmware.appliance.play import final_rows
+
+        ended = [g for g in app.log.games() if g.ended_at]
+        if not ended:
+            return back
+        try:
+            state = engine.replay(e.event for e in app.log.events(ended[-1].game_id))
+        except engine.RuleError:
+            return back
+        stake = state.finished and state.stake is not None and state.stake > 0
+        rows = final_rows(state, stake)
+        return cls(back, GameOverScreen(game=Names.of(state.game), rows=rows, currency=app.defaults.currency))
+
+    def view(self, app: "Appliance") -> Screen:
+        assert self.screen is not None
+        return replace(self.screen, page=self.page % self.screen.page_count)
+
+    def on_press(self, app: "Appliance", press: Press) -> Mode | None:
+        if step(press):
+            self.page += step(press)
+            return None
+        return self.back if (is_ok(press) or is_back(press)) else None

@@ -1,0 +1,387 @@
+"""The game on screen: the turn, picking and confirming a box, the turn menu (corrections,
+undo, the score table, leaving), and the final table. Throws seen by the camera come in
+through `take_throw`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import TYPE_CHECKING
+
+import engine
+from engine import ScoreOption, score_options, turn_actions
+from firmware.appliance import corrections, menus
+from firmware.appliance.inputs import Press, ThrowSeen
+from firmware.appliance.mode import Mode, is_back, is_ok, step
+from firmware.appliance.session import GameSession
+from firmware.appliance.texts import rule_message, say
+from firmware.appliance.throws import Answers, Ask, Ignore, Record, Refuse, TurnOver, plan_throw
+from firmware.ui.screens import (
+    ConfirmScreen, DieIcon, FinalRow, GameOverScreen, Label, MenuItem, MenuScreen, Names, OptionRow, Screen, T,
+    TurnScreen,
+)
+
+if TYPE_CHECKING:
+    from firmware.appliance.machine import Appliance
+
+
+def dice_icons(session: GameSession) -> tuple[DieIcon, ...]:
+    """The current dice left to right as on the tray, marked held / unsure / turned."""
+    turn = session.state.turn
+    if turn.throw_number == 0:
+        return ()
+    pending = set(session.pending_confirmation)
+    held = set(turn.held)
+    return tuple(DieIcon(turn.dice[i], held=i in held, unsure=i in pending, turned=i in turn.turned)
+                 for i in session.display_order)
+
+
+def option_row(option: ScoreOption) -> OptionRow:
+    return OptionRow(Names(es=option.name_es, en=option.name_en),
+                     option.points if option.allowed else None, option.reasons)
+
+
+# -- the turn --------------------------------------------------------------------------------------
+
+
+@dataclass
+class TurnMode(Mode):
+    """Throw k of n: the dice and every box the player may fill, best first."""
+
+    selected: int = 0
+    in_game = True
+    needs_camera = True
+
+    def view(self, app: "Appliance") -> Screen:
+        session = app.session
+        assert session is not None
+        state = session.state
+        actions = turn_actions(state)
+        options = tuple(option_row(o) for o in score_options(state))
+        self.selected = min(self.selected, max(0, len(options) - 1))
+        return TurnScreen(
+            player=session.player_name,
+            throw=state.turn.throw_number,
+            throws=state.max_throws,
+            dice=dice_icons(session),
+            options=options,
+            selected=self.selected if options and actions.throw_number else None,
+            message=app.flash_label or self._hint(app, actions),
+            total=state.sheets[state.current_player].total,
+        )
+
+    @staticmethod
+    def _hint(app: "Appliance", actions: engine.TurnActions) -> Label:
+        if not app.camera_ok:
+            return T("camera_lost")
+        if actions.throw_number == 0:
+            return say("throw_all", n=app.session.state.rules.dice) if app.session else say("throw_dice")
+        if actions.must_turn:
+            return say("turn_a_die")
+        return say("throw_or_pick") if actions.may_throw else say("pick_box")
+
+    def on_press(self, app: "Appliance", press: Press) -> Mode | None:
+        session = app.session
+        assert session is not None
+        if is_back(press):
+            return TurnMenu(back=self)
+        options = score_options(session.state)
+        if step(press) and options:
+            self.selected = (self.selected + step(press)) % len(options)
+            return None
+        if not is_ok(press):
+            return None
+        if session.state.turn.throw_number == 0:
+            app.flash(say("throw_dice"))
+            return None
+        if not options:
+            return None
+        option = options[min(self.selected, len(options) - 1)]
+        if not option.allowed:
+            rule = "turn_required" if "turn_required" in option.reasons else "crossing_out"
+            app.flash(rule_message(rule))
+            return None
+        return PickConfirm(option, back=self)
+
+
+@dataclass
+class PickConfirm(Mode):
+    """"Score full house, 30 points?": a short OK records it, prev / next go back."""
+
+    option: ScoreOption
+    back: Mode
+    in_game = True
+
+    def view(self, app: "Appliance") -> Screen:
+        name = Names(es=self.option.name_es, en=self.option.name_en)
+        scratch = self.option.points == 0
+        title = say("scratch_q", category=name) if scratch else say("score_q", category=name)
+        points = say("scratch_line") if scratch else say("points_line", points=self.option.points)
+        lines: tuple[Label, ...] = (points, app.flash_label or say("ok_confirms"))
+        return ConfirmScreen(title, lines, hold_to_confirm=False)
+
+    def on_press(self, app: "Appliance", press: Press) -> Mode | None:
+        if step(press) or is_back(press):
+            return self.back
+        if not is_ok(press) or app.refuse_if_busy():
+            return None
+        session = app.session
+        assert session is not None
+        player = session.state.current_player
+        name = Names(es=self.option.name_es, en=self.option.name_en)
+        who = session.player_name
+        if self.option.points == 0:
+            event = engine.events.category_scratched(player, self.option.category)
+        else:
+            event = engine.events.category_scored(player, self.option.category, self.option.points)
+        if not app.record(event):
+            return self.back
+        if self.option.points == 0:
+            app.flash(say("scratched", player=who, category=name))
+        else:
+            app.flash(say("scored", player=who, category=name, points=self.option.points))
+        return app.game_mode()
+
+
+# -- the turn menu (long OK) ---------------------------------------------------------------------
+
+
+@dataclass
+class TurnMenu(Mode):
+    back: Mode
+    selected: int = 0
+    in_game = True
+
+    def _items(self, app: "Appliance") -> list[tuple[Label, str]]:
+        session = app.session
+        assert session is not None
+        actions = turn_actions(session.state)
+        items: list[tuple[Label, str]] = []
+        if actions.may_correct:
+            items.append((say("correct_die"), "correct"))
+        if actions.may_undo:
+            items.append((say("undo_last"), "undo"))
+        items += [(say("score_table"), "table"), (say("main_menu_item"), "menu"),
+                  (say("abandon"), "abandon"), (say("back"), "back")]
+        return items
+
+    def view(self, app: "Appliance") -> Screen:
+        items = self._items(app)
+        self.selected = min(self.selected, len(items) - 1)
+        assert app.session is not None
+        return MenuScreen(say("turn_menu", player=app.session.player_name),
+                          tuple(MenuItem(label) for label, _ in items), self.selected,
+                          hint=app.flash_label or say("hint_menu"))
+
+    def on_press(self, app: "Appliance", press: Press) -> Mode | None:
+        items = self._items(app)
+        if step(press):
+            self.selected = (self.selected + step(press)) % len(items)
+            return None
+        if is_back(press):
+            return app.game_mode()
+        if not is_ok(press):
+            return None
+        action = items[min(self.selected, len(items) - 1)][1]
+        if action == "correct":
+            return corrections.CorrectDie(back=self)
+        if action == "undo":
+            return UndoConfirm(back=self)
+        if action == "table":
+            return ScoreTable(back=self)
+        if action == "menu":
+            return menus.MainMenu()
+        if action == "abandon":
+            return AbandonConfirm(back=self)
+        return app.game_mode()
+
+
+def last_fill(state: engine.GameState) -> tuple[str, Names, int] | None:
+    """Who filled the last box, which and for how much (what an undo takes back)."""
+    before = state.undo_point
+    if before is None:
+        return None
+    player = before.turn.player
+    for category, mark in state.sheets[player].items():
+        if mark is not None and before.sheets[player][category] is None:
+            definition = state.rules.category(category)
+            return state.players[player], Names.of(definition), mark.points
+    return None
+
+
+@dataclass
+class UndoConfirm(Mode):
+    """Take back the last box filled: needs a long press of OK."""
+
+    back: Mode
+    in_game = True
+
+    def view(self, app: "Appliance") -> Screen:
+        assert app.session is not None
+        fill = last_fill(app.session.state)
+        lines: tuple[Label, ...] = ()
+        if fill is not None:
+            lines = (say("undo_line", player=fill[0], category=fill[1], points=fill[2]),)
+        if app.flash_label is not None:
+            lines += (app.flash_label,)
+        return ConfirmScreen(say("undo_q"), lines, hold_to_confirm=True)
+
+    def on_press(self, app: "Appliance", press: Press) -> Mode | None:
+        if step(press):
+            return self.back
+        if not is_back(press) or app.refuse_if_busy():
+            return None  # a short OK does not undo: it must be held
+        assert app.session is not None
+        fill = last_fill(app.session.state)
+        if not app.record(engine.events.turn_undone()):
+            return self.back
+        if fill is not None:
+            app.flash(say("undone", player=fill[0]))
+        app.link = None
+        return app.after_commit()
+
+
+@dataclass
+class AbandonConfirm(Mode):
+    back: Mode
+    in_game = True
+
+    def view(self, app: "Appliance") -> Screen:
+        return ConfirmScreen(say("abandon_q"), (say("abandon_line"),), hold_to_confirm=True)
+
+    def on_press(self, app: "Appliance", press: Press) -> Mode | None:
+        if step(press):
+            return self.back
+        if not is_back(press):
+            return None
+        app.close_game()
+        app.flash(say("abandoned"))
+        return menus.MainMenu()
+
+
+@dataclass
+class ScoreTable(Mode):
+    """Every player's total so far, in play order."""
+
+    back: Mode
+    selected: int = 0
+    in_game = True
+
+    def view(self, app: "Appliance") -> Screen:
+        assert app.session is not None
+        state = app.session.state
+        items = tuple(MenuItem(("> " if p == state.current_player else "") + name, str(total))
+                      for p, (name, total) in enumerate(zip(state.players, state.totals)))
+        self.selected = min(self.selected, len(items) - 1)
+        return MenuScreen(say("table"), items, self.selected, hint=say("hint_menu"))
+
+    def on_press(self, app: "Appliance", press: Press) -> Mode | None:
+        assert app.session is not None
+        if step(press):
+            self.selected = (self.selected + step(press)) % len(app.session.state.players)
+            return None
+        if is_ok(press) or is_back(press):
+            return self.back
+        return None
+
+
+# -- the end of the game ----------------------------------------------------------------------------
+
+
+def final_rows(state: engine.GameState, stake_given: bool) -> tuple[FinalRow, ...]:
+    winners = set(state.winners)
+    net: dict[int, Decimal] = {p: Decimal(0) for p in range(len(state.players))}
+    if stake_given:
+        for payment in engine.settlement(state):
+            for payer in payment.payers:
+                net[payer] -= payment.amount / len(payment.payers)
+            for payee in payment.payees:
+                net[payee] += payment.amount / len(payment.payees)
+    rows = [FinalRow(name, total, p in winners, int((net[p] * 100).to_integral_value()) if stake_given else None)
+            for p, (name, total) in enumerate(zip(state.players, state.totals))]
+    order = sorted(range(len(rows)), key=lambda p: (-rows[p].winner, -rows[p].points, p))
+    return tuple(rows[p] for p in order)
+
+
+@dataclass
+class GameOver(Mode):
+    """The final table: winners, totals, who pays whom. OK closes the game."""
+
+    page: int = 0
+    in_game = True
+
+    def view(self, app: "Appliance") -> Screen:
+        assert app.session is not None
+        state = app.session.state
+        stake_given = state.stake is not None and state.stake > 0
+        note: Label | None = app.flash_label
+        if note is None and state.instant_win is not None:
+            win = state.instant_win
+            note = say("instant_win_by", player=state.players[win.player],
+                       win=Names(es=win.name_es, en=win.name_en))
+        screen = GameOverScreen(game=Names.of(state.game), rows=final_rows(state, stake_given),
+                                currency=app.defaults.currency, note=note)
+        self.page = min(self.page, screen.page_count - 1)
+        return GameOverScreen(game=screen.game, rows=screen.rows, page=self.page,
+                              currency=screen.currency, note=note)
+
+    def on_press(self, app: "Appliance", press: Press) -> Mode | None:
+        assert app.session is not None
+        if step(press):
+            pages = GameOverScreen(game="", rows=final_rows(app.session.state, False)).page_count
+            self.page = (self.page + step(press)) % pages
+            return None
+        if is_back(press):
+            if turn_actions(app.session.state).may_undo:
+                return UndoConfirm(back=self)
+            return None
+        if is_ok(press):
+            app.close_game()
+            return menus.MainMenu()
+        return None
+
+
+# -- throws ------------------------------------------------------------------------------------------
+
+
+def take_throw(app: "Appliance", seen: ThrowSeen, answers: Answers = Answers()) -> Mode | None:
+    """A settled throw during a game: record it, ask about it, or say why not."""
+    session = app.session
+    if session is None:
+        return None
+    if session.pending_confirmation:
+        app.deferred = seen
+        app.flash(say("confirm_first", die=session.die_number(session.pending_confirmation[0])))
+        return None
+    if session.state.finished:
+        app.flash(rule_message("game_over"))
+        return None
+    plan = plan_throw(seen, session.state, session.throw, app.link, answers)
+    if isinstance(plan, (Refuse, Ignore)):
+        app.link = plan.link
+        if plan.message is not None:
+            app.flash(plan.message)
+        return None
+    if isinstance(plan, Ask):
+        return corrections.AskThrown(seen=seen, dice=plan.dice, back=app.mode, previous=answers)
+    if isinstance(plan, TurnOver):
+        return corrections.ConfirmTurned.of(seen, plan, back=app.mode)
+    assert isinstance(plan, Record)
+    snapshot = _snapshot(seen)
+    if not app.record(plan.event, plan.reading, snapshot):
+        app.link = plan.refused_link
+        return None
+    app.link = plan.link
+    return app.game_mode()
+
+
+def _snapshot(seen: ThrowSeen) -> bytes | None:
+    if seen.snapshot is None:
+        return None
+    try:
+        return seen.snapshot()
+    except Exception as error:  # a throw is recorded even when its picture cannot be made
+        import logging
+        logging.getLogger(__name__).warning("no snapshot for this throw: %s", error)
+        return None

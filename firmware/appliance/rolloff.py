@@ -1,0 +1,80 @@
+"""The roll-off for the order of play: each player throws all the dice once, the lowest hand
+plays first (the engine ranks hands by the game's rule), tied players throw again.
+
+Nothing is recorded until the game starts: the game_started event lists the players in
+the order the roll-off gave. A roll-off hand with an unsure die is simply thrown again.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import engine
+from firmware.appliance.inputs import Press, ThrowSeen
+from firmware.appliance.mode import Mode, is_back
+from firmware.appliance.texts import say
+from firmware.appliance.throws import full_throw_problem, is_unsure, left_to_right, reading_die_number
+from firmware.ui.screens import DieIcon, Screen, TurnScreen
+
+if TYPE_CHECKING:
+    from firmware.appliance.machine import Appliance
+    from firmware.appliance.menus import NewGameMenu
+
+
+@dataclass
+class RollOff(Mode):
+    menu: "NewGameMenu"
+    names: tuple[str, ...]
+    queue: list[int]  # players (menu order) still to throw in this round of the roll-off
+    hands: dict[int, list[tuple[int, ...]]] = field(default_factory=dict)
+    last: tuple[int, ...] = ()  # the last hand thrown, shown until the next
+    needs_camera = True
+
+    @property
+    def expected_dice(self) -> int:
+        return self.menu.definition.dice
+
+    def view(self, app: "Appliance") -> Screen:
+        player = self.names[self.queue[0]] if self.queue else ""
+        return TurnScreen(player=player, throw=0, throws=1,
+                          dice=tuple(DieIcon(v) for v in self.last), options=(), selected=None,
+                          message=app.flash_label or say("roll_off_throw", player=player))
+
+    def on_press(self, app: "Appliance", press: Press) -> Mode | None:
+        return self.menu if is_back(press) else None
+
+    def on_throw(self, app: "Appliance", seen: ThrowSeen) -> Mode | None:
+        if not self.queue:
+            return None
+        reading = seen.reading
+        problem = full_throw_problem(seen, self.expected_dice)
+        if problem is not None:
+            app.flash(problem)
+            return None
+        if any(m == "held" for m in seen.moved):
+            app.flash(say("throw_all", n=self.expected_dice))
+            return None
+        unsure = [r for r in range(len(reading.dice)) if is_unsure(reading, r)]
+        if unsure:
+            app.flash(say("unsure_rethrow", die=reading_die_number(reading, unsure[0])))
+            return None
+        hand = tuple(reading.dice[r].value for r in left_to_right(reading))
+        player = self.queue.pop(0)
+        self.hands.setdefault(player, []).append(hand)
+        self.last = hand
+        app.flash(say("roll_off_hand", player=self.names[player], dice=" ".join(map(str, hand))))
+        if self.queue:
+            return None
+        result = engine.roll_off_order(self.menu.definition, self.hands)
+        if not result.settled:
+            self.queue = [p for group in result.tied for p in group]
+            app.flash(say("roll_off_again"))
+            return None
+        order = [self.names[p] for p in result.order]
+        sides = None
+        if self.menu.partnerships and self.menu.offers_partnerships:
+            sides = engine.partnerships_from_order(range(4))
+        mode = self.menu.start_game(app, order, sides)
+        app.flash(say("first_player", player=order[0]))
+        return mode

@@ -1,0 +1,179 @@
+"""The game being played: the engine's state, the event log behind it, and what the camera
+saw of the current throw.
+
+Every change goes through `record`: the engine checks the event first (a RuleError leaves
+everything as it was, nothing is written), then the event is committed to the log, and only
+then does the state move on, so the screen never shows what the log does not hold.
+
+Besides the engine's state, the appliance needs to know, for the current throw, where each
+die lies on the tray (to number the dice left to right as the players see them) and which
+dice the reader was unsure of and the players have not confirmed yet. Both are folded from
+the log too (from each throw's stored reading), so a restart after a power cut lands on
+the same question it was asking.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import engine
+from engine import GameState
+from firmware.eventlog import EventLog, GameRecord, StoredEvent
+from vision.reading import SURE_CONFIDENCE
+
+
+@dataclass(frozen=True)
+class DieSeen:
+    """One die of the current throw as the camera saw it."""
+
+    center: tuple[float, float] | None = None  # on the tray, in image pixels
+    size: float = 0.0
+    unsure: bool = False  # the reader was not sure (or the die is unconfirmed)
+    alternatives: tuple[int, ...] = ()  # other values it could be, most likely first
+
+
+@dataclass(frozen=True)
+class ThrowView:
+    """The current throw as seen: per engine die index. `confirmed` once the players have
+    answered for every unsure die (a reading_corrected event)."""
+
+    dice: tuple[DieSeen, ...] = ()
+    confirmed: bool = True
+
+    @property
+    def unsure(self) -> tuple[int, ...]:
+        """Engine die indices still waiting for the players, when not confirmed."""
+        if self.confirmed:
+            return ()
+        return tuple(i for i, die in enumerate(self.dice) if die.unsure)
+
+    def left_to_right(self, count: int) -> tuple[int, ...]:
+        """Engine die indices in the order they lie on the tray, left to right."""
+        def key(i: int) -> tuple[float, int]:
+            die = self.dice[i] if i < len(self.dice) else DieSeen()
+            return (die.center[0] if die.center else float(i) * 1e6, i)
+        return tuple(sorted(range(count), key=key))
+
+
+def throw_view_from_reading(stored: dict[str, Any] | None, dice: int) -> ThrowView:
+    """What a stored throw reading says about each engine die. Dice kept from the previous
+    throw ("held") were confirmed then; thrown dice are unsure when the reader was."""
+    if not stored or "index" not in stored:
+        return ThrowView(tuple(DieSeen() for _ in range(dice)), confirmed=True)
+    seen = [DieSeen() for _ in range(dice)]
+    moved = stored.get("moved") or []
+    unsure_dice = {p.get("die") for p in stored.get("problem_details", []) if p.get("kind") == "unsure"}
+    for r, (reading_die, index) in enumerate(zip(stored.get("dice", []), stored["index"])):
+        if index is None or not 0 <= index < dice:
+            continue
+        held = r < len(moved) and moved[r] == "held"
+        unsure = not held and (r in unsure_dice or float(reading_die.get("confidence", 1.0)) < SURE_CONFIDENCE)
+        seen[index] = DieSeen(
+            center=(float(reading_die["center"][0]), float(reading_die["center"][1])),
+            size=float(reading_die.get("size", 0.0)),
+            unsure=unsure,
+            alternatives=tuple(int(v) for v in reading_die.get("alternatives", ())),
+        )
+    any_unsure = any(d.unsure for d in seen)
+    return ThrowView(tuple(seen), confirmed=not any_unsure)
+
+
+@dataclass
+class GameSession:
+    """One game: its id in the log, the engine state and the current throw as seen."""
+
+    log: EventLog
+    game_id: str
+    state: GameState
+    throw: ThrowView = field(default_factory=ThrowView)
+    events: int = 0  # events in the log for this game
+    # The throw views of turns whose box was filled, for turn_undone to bring back.
+    _filled_throws: list[ThrowView] = field(default_factory=list)
+
+    # -- starting and resuming --------------------------------------------------------------
+
+    @classmethod
+    def start(cls, log: EventLog, started_event: dict[str, Any]) -> "GameSession":
+        state = engine.start(started_event)
+        game_id = log.begin_game(dict(started_event))
+        return cls(log, game_id, state, events=1)
+
+    @classmethod
+    def resume(cls, log: EventLog, record: GameRecord) -> "GameSession":
+        """Replay a game from the log (after a restart or a power cut)."""
+        stored = log.events(record.game_id)
+        session = cls(log, record.game_id, engine.start(stored[0].event), events=1)
+        for event in stored[1:]:
+            session._fold(event)
+        return session
+
+    def _fold(self, stored: StoredEvent) -> None:
+        self.state = self._advance(stored.event, stored.reading)
+        self.events += 1
+
+    def _advance(self, event: dict[str, Any], reading: dict[str, Any] | None) -> GameState:
+        """The state after `event` (raises RuleError), updating the throw view to match."""
+        new_state = engine.apply(self.state, event)
+        kind = event["type"]
+        if kind == "throw":
+            self.throw = throw_view_from_reading(reading, self.state.rules.dice)
+        elif kind == "reading_corrected":
+            self.throw = replace(self.throw, confirmed=True,
+                                 dice=tuple(replace(d, unsure=False) for d in self.throw.dice))
+        elif kind in ("category_scored", "category_scratched"):
+            self._filled_throws.append(self.throw)
+            self.throw = ThrowView()
+        elif kind == "turn_undone":
+            self.throw = self._filled_throws.pop() if self._filled_throws else ThrowView()
+        return new_state
+
+    # -- playing ------------------------------------------------------------------------------
+
+    def check(self, event: dict[str, Any]) -> GameState:
+        """The state `event` would lead to; raises RuleError. Records nothing."""
+        return engine.apply(self.state, event)
+
+    def record(self, event: dict[str, Any], reading: dict[str, Any] | None = None,
+               snapshot_jpeg: bytes | None = None) -> GameState:
+        """Check, commit, then apply. Raises RuleError (nothing written) for an illegal event."""
+        saved_throw, saved_filled = self.throw, list(self._filled_throws)
+        try:
+            new_state = self._advance(event, reading)
+        except Exception:
+            self.throw, self._filled_throws = saved_throw, saved_filled
+            raise
+        try:
+            self.log.append(self.game_id, event, reading=reading, snapshot_jpeg=snapshot_jpeg)
+        except Exception:
+            self.throw, self._filled_throws = saved_throw, saved_filled
+            raise
+        self.state = new_state
+        self.events += 1
+        return new_state
+
+    def end(self) -> None:
+        """The players left the final table (or abandoned the game): close it in the log."""
+        self.log.end_game(self.game_id)
+
+    # -- what the screens need -------------------------------------------------------------------
+
+    @property
+    def pending_confirmation(self) -> tuple[int, ...]:
+        """Engine die indices of the current throw the players must still confirm."""
+        if self.state.turn.throw_number == 0:
+            return ()
+        return self.throw.unsure
+
+    @property
+    def display_order(self) -> tuple[int, ...]:
+        """Engine die indices left to right on the tray (die 1 is the leftmost)."""
+        return self.throw.left_to_right(self.state.rules.dice)
+
+    def die_number(self, index: int) -> int:
+        """The 1-based number players see for engine die `index`."""
+        return self.display_order.index(index) + 1
+
+    @property
+    def player_name(self) -> str:
+        return self.state.players[self.state.current_player]

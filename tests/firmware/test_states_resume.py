@@ -1,0 +1,88 @@
+"""After a restart (a power cut, a crash) the machine replays the log and lands on the screen
+it showed: the turn, the question about an unsure die, the final table."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from firmware.appliance.machine import Appliance
+from firmware.eventlog import EventLog
+from firmware.ui.screens import CorrectionScreen, GameOverScreen, TurnScreen
+from tests.firmware.appliance_support import event_types, later, new_app, press, seen, start_game
+
+
+def restarted(app: Appliance, state_dir: Path) -> Appliance:
+    later(app)
+    app.log.close()
+    again = new_app(state_dir)
+    later(again)
+    return again
+
+
+def test_mid_turn_resumes_on_the_same_turn_screen(tmp_path: Path) -> None:
+    app = new_app(tmp_path)
+    start_game(app)
+    app.handle(seen([2, 3, 4, 5, 6]))
+    press(app, "ok", "ok")
+    app.handle(seen([6, 6, 1, 2, 3]))
+    app.handle(seen([6, 6, 6, 2, 3], moved=["held", "held", "thrown", "held", "held"]))
+    press(app, "next")
+    later(app)
+    before = app.screen()
+    again = restarted(app, tmp_path)
+    after = again.screen()
+    assert isinstance(after, TurnScreen)
+    assert after == TurnScreen(**{**before.__dict__, "selected": 0})
+    assert again.session.state == app.session.state
+
+
+def test_unconfirmed_die_is_asked_again_after_a_restart(tmp_path: Path) -> None:
+    app = new_app(tmp_path)
+    start_game(app)
+    app.handle(seen([1, 3, 3, 3, 3], unsure={0: (2,)}))
+    before = app.screen()
+    again = restarted(app, tmp_path)
+    assert isinstance(again.screen(), CorrectionScreen)
+    assert again.screen() == before
+    press(again, "ok")
+    assert event_types(again)[-1] == "reading_corrected"
+    assert isinstance(again.screen(), TurnScreen)
+
+
+def test_finished_game_resumes_on_its_final_table(tmp_path: Path) -> None:
+    app = new_app(tmp_path)
+    start_game(app)
+    app.handle(seen([4, 4, 4, 4, 4]))
+    assert isinstance(app.screen(), GameOverScreen)
+    again = restarted(app, tmp_path)
+    assert again.screen() == app.screen()
+    press(again, "ok")
+    assert again.log.unfinished() is None
+
+
+def test_dice_seen_at_start_up_are_matched_to_the_recorded_throw(tmp_path: Path) -> None:
+    app = new_app(tmp_path)
+    start_game(app)
+    app.handle(seen([5, 5, 1, 2, 3]))
+    again = restarted(app, tmp_path)
+    # The tracker starts: the dice lying there are "new". Same dice, same places: nothing new.
+    again.handle(seen([5, 5, 1, 2, 3], moved=["new"] * 5, previous=[None] * 5))
+    assert event_types(again) == ["game_started", "throw"]
+    # Then three are thrown again: the two 5s lie where they were, so they were held.
+    again.handle(seen([5, 5, 5, 5, 6], moved=["held", "held", "thrown", "thrown", "thrown"],
+                      previous=[0, 1, None, None, None], xs=[60, 120, 190, 250, 320]))
+    turn = again.session.state.turn
+    assert turn.throw_number == 2 and turn.throws[-1].thrown == (2, 3, 4)
+
+
+def test_a_log_the_engine_cannot_replay_does_not_stop_the_device(tmp_path: Path) -> None:
+    with EventLog.open(tmp_path) as log:
+        game_id = log.begin_game({"type": "game_started", "v": 1, "game": "generala",
+                                  "options": {}, "players": ["A"]})
+        log.append(game_id, {"type": "category_scored", "v": 1, "player": 0, "category": "sixes"})
+    app = new_app(tmp_path)
+    assert app.session is None
+    assert app.screen().icon == "warning"
+    with EventLog.open(tmp_path) as log:
+        assert log.unfinished() is None
+        assert len(log.events(game_id)) == 2  # kept for the export
