@@ -262,12 +262,14 @@ class ReplayCamera:
     """A recorded session (see vision.session) replayed as a camera.
 
     realtime=True paces frames by their recorded times; otherwise frames come as fast as
-    they are read. The frame times are the recorded ones, so a replay is deterministic.
+    they are read. fps drops frames as a slower camera would. Frame times are the recorded
+    session times (seconds from the start of the recording), so a replay is deterministic.
     """
 
-    def __init__(self, path: str | Path, realtime: bool = False) -> None:
+    def __init__(self, path: str | Path, realtime: bool = False, fps: float | None = None) -> None:
         self.path = Path(path)
         self.realtime = realtime
+        self.fps = fps
         self.description = f"replay of {self.path}"
         self._frames: Iterator[Any] | None = None
 
@@ -279,7 +281,7 @@ class ReplayCamera:
         if not self.path.is_dir():
             raise CameraError(f"{self.description}: no such session folder")
         try:
-            self._frames = iter(ReplaySource(self.path, realtime=self.realtime))
+            self._frames = iter(ReplaySource(self.path, realtime=self.realtime, fps=self.fps))
         except Exception as error:
             raise CameraError(f"{self.description}: {error}") from error
 
