@@ -7,7 +7,8 @@ from dataclasses import dataclass
 
 from engine.rules import Rules
 from engine.scoring import (
-    hypothetical_turn, score_turn, sheet_win, throw_is_served, throw_win, turn_over_required,
+    hypothetical_turn, score_turn, second_turn_improves, sheet_win, throw_is_served, throw_win,
+    turn_over_required,
 )
 from engine.sheet import Mark, Sheet
 from engine.state import GameState
@@ -74,7 +75,10 @@ def turn_actions(state: GameState) -> TurnActions:
         rethrowable = tuple(i for i in range(rules.dice) if i not in locked)
     may_turn = (not finished and spec is not None and turn.throw_number >= spec.from_throw
                 and len(turn.turned) < spec.max_dice)
-    turnable = tuple(i for i in range(rules.dice) if i not in turn.turned) if may_turn else ()
+    sheet = state.sheets[turn.player]
+    turnable = tuple(i for i in range(rules.dice) if i not in turn.turned
+                     and (not turn.turned or second_turn_improves(rules, turn, sheet, i))) if may_turn else ()
+    may_turn = bool(turnable)
     must_turn = not finished and thrown and turn_over_required(rules, turn)
     may_fill = not finished and thrown and not must_turn
     options = score_options(state) if may_fill else []
@@ -128,6 +132,31 @@ def score_options(state: GameState) -> list[ScoreOption]:
     order = {c: i for i, c in enumerate(rules.category_ids)}
     options.sort(key=lambda o: (not o.allowed, INSTANT_WIN not in o.reasons, -o.points, order[o.category]))
     return options
+
+
+@dataclass(frozen=True)
+class TurnChoice:
+    """Turning `die` over would show `value`, leaving `dice`, whose best box is `best`."""
+
+    die: int
+    value: int
+    dice: tuple[int, ...]
+    best: ScoreOption | None
+
+
+def turn_choices(state: GameState) -> list[TurnChoice]:
+    """For each die that may be turned over now, what it would give; best first (cacho)."""
+    from engine import events
+    from engine.fold import apply
+
+    choices = []
+    for die in turn_actions(state).turnable:
+        value = 7 - state.turn.dice[die]
+        after = apply(state, events.die_turned(state.turn.player, die, value))
+        allowed = [o for o in score_options(after) if o.allowed]
+        choices.append(TurnChoice(die, value, after.turn.dice, allowed[0] if allowed else None))
+    choices.sort(key=lambda c: -(c.best.points if c.best else 0))
+    return choices
 
 
 def _served_word(rules: Rules, served: bool) -> str:

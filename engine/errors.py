@@ -128,6 +128,10 @@ class TooManyTurnedDice(RuleError):
     rule = "at_most_two_turned"
 
 
+class SecondTurnMustImprove(RuleError):
+    rule = "second_turn_improves"
+
+
 class TurnedDieNotOpposite(RuleError):
     rule = "turned_die_opposite_face"
 

@@ -18,11 +18,13 @@ from engine.errors import (
     BadDieValue, BadPartnerships, BadPlayers, BadStake, CategoryFilled, CategoryNotOpenYet, CrossingOutNotAllowed,
     DieAlreadyTurned, FirstThrowNotAllDice, GameAlreadyStarted, GameNotStarted, GameOver, HeldDieChanged,
     LockedDieRethrown, MalformedEvent, NoThrowYet, NothingThrown, NothingToCorrect, NothingToUndo, PointsMismatch,
-    RuleError, ThrowAfterTurnOver, TooManyThrows, TooManyTurnedDice, TurnedDieNotOpposite, TurningNotInGame,
+    RuleError, SecondTurnMustImprove, ThrowAfterTurnOver, TooManyThrows, TooManyTurnedDice, TurnedDieNotOpposite, TurningNotInGame,
     TurnRequired, TurnTooEarly, UnknownCategory, WrongDiceCount, WrongPlayer,
 )
 from engine.games import resolve_game
-from engine.scoring import score_category, score_turn, sheet_win, throw_win, turn_over_required
+from engine.scoring import (
+    score_category, score_turn, second_turn_improves, sheet_win, throw_win, turn_over_required,
+)
 from engine.sheet import Mark, Sheet
 from engine.state import GameState, InstantWin, ThrowRecord, Turn
 
@@ -208,6 +210,9 @@ def _turn_over(state: GameState, die: int, value: int) -> GameState:
     if value != opposite(showing):
         raise TurnedDieNotOpposite(
             f"die {die + 1} showed {showing}, so turned over it shows {opposite(showing)}, not {value}")
+    if turn.turned and not second_turn_improves(rules, turn, state.sheets[turn.player], die):
+        raise SecondTurnMustImprove(
+            f"a second die is turned over only if that improves the score; turning die {die + 1} does not")
     return dataclasses.replace(state, turn=dataclasses.replace(turn, turned=turn.turned + (die,)))
 
 

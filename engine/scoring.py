@@ -63,6 +63,19 @@ def score_turn(rules: Rules, turn: Turn, sheet: Sheet | None = None) -> tuple[Ca
     return tuple(score_category(rules, category, turn, sheet) for category in rules.categories)
 
 
+def best_open_points(rules: Rules, turn: Turn, sheet: Sheet) -> int:
+    """The most the dice showing score in a box the player may fill now (0 if none)."""
+    return max((r.points for r in score_turn(rules, turn, sheet)
+                if sheet.is_open(r.category.id)
+                and (r.category.opens_after is None or not sheet.is_open(r.category.opens_after))), default=0)
+
+
+def second_turn_improves(rules: Rules, turn: Turn, sheet: Sheet, die: int) -> bool:
+    """Turning `die` over as the second die raises the best score the player can fill."""
+    after = Turn(turn.player, turn.throws, turn.turned + (die,))
+    return best_open_points(rules, after, sheet) > best_open_points(rules, turn, sheet)
+
+
 def throw_win(rules: Rules, turn: Turn, sheet: Sheet) -> ThrowWin | None:
     """The instant win made by the last throw as thrown, if any (turned dice never count)."""
     served = throw_is_served(rules, turn)

@@ -154,10 +154,16 @@ def test_a_turned_die_shows_the_opposite_face() -> None:
 
 
 def test_at_most_two_dice_are_turned_and_each_once() -> None:
-    log, _ = cacho(ev.throw(0, [1, 2, 2, 3, 6]), ev.throw(0, [1, 2, 2, 3, 5], [4]), ev.die_turned(0, 4, 2))
-    refused(log, ev.die_turned(0, 4, 5), engine.DieAlreadyTurned)
-    log.append(ev.die_turned(0, 0, 6))
-    refused(log, ev.die_turned(0, 1, 5), engine.TooManyTurnedDice)
+    log, _ = cacho(ev.throw(0, [1, 2, 2, 3, 6]), ev.throw(0, [5, 2, 2, 5, 5], [0, 3, 4]), ev.die_turned(0, 1, 5))
+    refused(log, ev.die_turned(0, 1, 2), engine.DieAlreadyTurned)
+    log.append(ev.die_turned(0, 2, 5))  # four of a kind 40 becomes a grande 50
+    refused(log, ev.die_turned(0, 0, 2), engine.TooManyTurnedDice)
+
+
+def test_a_second_die_is_turned_only_if_that_improves_the_score() -> None:
+    log, state = cacho(ev.throw(0, [1, 2, 2, 3, 6]), ev.throw(0, [5, 2, 2, 5, 5], [0, 3, 4]), ev.die_turned(0, 1, 5))
+    assert engine.turn_actions(state).turnable == (2,)
+    refused(log, ev.die_turned(0, 0, 2), engine.SecondTurnMustImprove)
 
 
 def test_no_throw_after_a_die_was_turned() -> None:

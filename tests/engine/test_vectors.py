@@ -182,3 +182,13 @@ def test_general_big_general_wins_even_with_small_general_filled() -> None:
     state = engine.replay(log)
     assert state.finished and state.winners == (0,)
     assert state.instant_win.rule == "big_general"
+
+
+def test_cacho_turn_choices_show_what_each_turn_gives() -> None:
+    state = cacho_game()
+    state = engine.apply(state, ev.throw(0, [2, 3, 1, 1, 1]))
+    state = engine.apply(state, ev.throw(0, [2, 3, 4, 5, 6], thrown=[2, 3, 4]))
+    best = engine.turn_choices(state)[0]
+    assert (best.die, best.value, best.dice) == (4, 1, (2, 3, 4, 5, 1))
+    assert (best.best.category, best.best.points) == ("straight", 20)
+    assert len(engine.turn_choices(state)) == 5
