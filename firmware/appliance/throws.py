@@ -34,6 +34,7 @@ class TrayLink:
     index: tuple[int | None, ...] = ()
 
     def of(self, previous: int | None) -> int | None:
+        """The engine index die `previous` of the last settle stands for, if still held."""
         if previous is None or not 0 <= previous < len(self.index):
             return None
         return self.index[previous]
@@ -127,7 +128,9 @@ def plan_throw(seen: ThrowSeen, state: GameState, view: ThrowView, link: TrayLin
     first = turn.throw_number == 0
 
     if first:
-        if any(m == "held" for m in seen.moved):
+        # A die still lying as the last recorded throw left it was not thrown. One held
+        # only since a refused settle (a cocked die rethrown alone) was thrown this turn.
+        if any(rel[0] == "held" for rel in relation):
             return Refuse(say("throw_all", n=n), _link_after_refusal(relation))
         order = left_to_right(reading)
         index = [0] * n
@@ -197,8 +200,8 @@ def _relate(seen: ThrowSeen, state: GameState, view: ThrowView, link: TrayLink |
         moved = seen.moved[r] if r < len(seen.moved) else "new"
         previous = seen.previous[r] if r < len(seen.previous) else None
         base = link.of(previous) if link is not None else None
-        if turn.throw_number == 0:
-            relation.append(("thrown", None))
+        if turn.throw_number == 0:  # relative to the previous turn's last recorded throw
+            relation.append(("held", base) if moved == "held" and base is not None else ("thrown", None))
             continue
         if r in answers.thrown:
             if answers.thrown[r] or base is None:

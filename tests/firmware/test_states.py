@@ -344,3 +344,15 @@ def test_cacho_die_turned_over_is_confirmed_and_recorded(tmp_path: Path) -> None
     assert event_types(app)[-1] == "die_turned"
     best = turn_screen(app).options[0]
     assert (text(best.label), best.points) == ("Straight", 20)
+
+
+def test_a_cocked_die_rethrown_alone_completes_the_first_throw(tmp_path: Path) -> None:
+    app = new_app(tmp_path)
+    start_game(app)
+    app.handle(seen([3, 3, 3, 2, 2]))
+    press(app, "ok", "ok")  # J1 scores; J2's turn
+    app.handle(seen([1, 5, 4, 6, 2], cocked=[2]))
+    assert text(turn_screen(app).message) == "Die 3 cocked: rethrow"
+    app.handle(seen([1, 5, 3, 6, 2], moved=["held", "held", "thrown", "held", "held"]))
+    turn = app.session.state.turn
+    assert turn.player == 1 and turn.throw_number == 1 and sorted(turn.dice) == [1, 2, 3, 5, 6]
