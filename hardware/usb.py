@@ -17,7 +17,6 @@ a real stick has (unsupported file system, failed mount, failed unmount).
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import errno
 import os
 import re
@@ -76,7 +75,7 @@ def unsupported_message(filesystem: str) -> str:
 
 class _Libc:
     def __init__(self) -> None:
-        self._libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+        self._libc = ctypes.CDLL("libc.so.6", use_errno=True)
         self._libc.mount.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p,
                                      ctypes.c_ulong, ctypes.c_char_p]
         self._libc.umount2.argtypes = [ctypes.c_char_p, ctypes.c_int]

@@ -65,7 +65,8 @@ def test_units_pass_systemd_analyze_verify_silently(verifiable: Path, name: str)
     assert result.returncode == 0 and result.stdout + result.stderr == "", result.stdout + result.stderr
 
 
-@pytest.mark.parametrize("name,limit", [("cubilete.service", 2.0), ("cubilete-export-request.service", 2.0)])
+@pytest.mark.parametrize("name,limit", [("cubilete.service", 2.0), ("cubilete-export@sda1.service", 2.0),
+                                        ("cubilete-export-request.service", 2.0)])
 def test_security_exposure_is_ok(verifiable: Path, name: str, limit: float) -> None:
     result = subprocess.run([systemd_analyze(), "security", "--offline=yes", "--no-pager", str(verifiable / name)],
                             capture_output=True, text=True, timeout=60)
@@ -94,13 +95,13 @@ def test_the_service_is_a_watched_unprivileged_notify_service() -> None:
         assert device in allowed
 
 
-def test_the_export_unit_mounts_privately_with_only_cap_sys_admin() -> None:
+def test_the_export_unit_mounts_privately_with_two_capabilities() -> None:
     service = unit("cubilete-export@.service")
     assert service["Unit"]["BindsTo"] == ["dev-%i.device"]
     body = service["Service"]
     assert body["User"] == ["cubilete"]
     assert body["PrivateMounts"] == ["yes"]
-    assert body["CapabilityBoundingSet"] == ["CAP_SYS_ADMIN"] == body["AmbientCapabilities"]
+    assert body["CapabilityBoundingSet"] == ["CAP_SYS_ADMIN CAP_DAC_OVERRIDE"] == body["AmbientCapabilities"]
     assert body["DeviceAllow"] == ["block-sd rw"] and body["DevicePolicy"] == ["closed"]
     assert "%I" in body["ExecStart"][0]
 

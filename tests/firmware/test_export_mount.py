@@ -190,3 +190,55 @@ def test_a_real_full_or_read_only_file_system(tmp_path: Path, state: Path, case:
     assert result.stderr.count("\n") == 1 and words in result.stderr, result.stderr
     assert "Traceback" not in result.stderr
     assert list(target.iterdir()) == []  # the tmpfs went away with its namespace
+
+
+def test_the_export_runs_as_an_unprivileged_user_with_only_cap_sys_admin(state: Path) -> None:
+    """What cubilete-export@.service does: User=cubilete with CAP_SYS_ADMIN (mount) and
+    CAP_DAC_OVERRIDE (a fresh ext4 stick's root folder is root's) as its only capabilities.
+    The block device is root's (0600), the state directory the user's."""
+    import tempfile
+
+    if not shutil.which("setpriv"):
+        pytest.skip("needs setpriv (util-linux) to drop to an unprivileged user")
+    nobody = 65534
+    workdir = Path(tempfile.mkdtemp(prefix="cubilete-unpriv-"))
+    try:
+        workdir.chmod(0o755)
+        image, loop = loop_image(workdir, "ext4")
+        try:
+            root = fake_usb_tree(workdir, loop, "ext4")
+            user_state = workdir / "state"
+            shutil.copytree(state, user_state)
+            (user_state / "exports.json").unlink(missing_ok=True)
+            for path in [user_state, *user_state.rglob("*")]:
+                os.chown(path, nobody, nobody, follow_symlinks=False)
+            (workdir / "mnt").mkdir()
+            os.chown(workdir / "mnt", nobody, nobody)
+            script = textwrap.dedent(f"""
+                import os
+                from hardware.usb import UsbPartition
+                from firmware.export.exporter import export_games
+                assert os.getuid() == {nobody}
+                stick = UsbPartition("sdz1", {str(workdir / 'mnt')!r}, sys_root={str(root / 'sys')!r},
+                                     udev_root={str(root / 'udev')!r})
+                stick.device = {str(root / 'dev' / 'sdz1')!r}
+                mountpoint = stick.mount()
+                # a fresh ext4 stick's root folder is root's: CAP_DAC_OVERRIDE lets us in
+                print(export_games({str(user_state)!r}, mountpoint, "bar").games)
+                stick.sync()
+                stick.unmount()
+                """)
+            result = subprocess.run(
+                ["setpriv", f"--reuid={nobody}", f"--regid={nobody}", "--clear-groups",
+                 "--inh-caps=+sys_admin,+dac_override", "--ambient-caps=+sys_admin,+dac_override", sys.executable, "-c", script],
+                cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=120,
+                env={**os.environ, "PYTHONPATH": str(PROJECT_ROOT)})
+            if "Operation not permitted" in result.stderr and "setpriv" in result.stderr:
+                pytest.skip(f"cannot drop privileges here: {result.stderr.strip()}")
+            assert result.returncode == 0, result.stderr
+            assert result.stdout.strip() == "3"
+            assert (user_state / "exports.json").stat().st_uid == nobody
+        finally:
+            subprocess.run(["losetup", "-d", loop], capture_output=True)
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
