@@ -41,7 +41,7 @@ def draw_occluders(frame: np.ndarray, face_map: np.ndarray, scene: SceneSpec, ba
         x0, x1, y0, y1 = int(xs.min()), int(xs.max()) + 1, int(ys.min()), int(ys.max()) + 1
         region = mask[y0:y1, x0:x1]
         rng = np.random.default_rng([occ.texture_seed, k])
-        colour = occluder_colour(occ, region, (x0, y0), rng) * base.gain[y0:y1, x0:x1]
+        colour = occluder_colour(occ, region, (x0, y0), (w, h), rng) * base.gain[y0:y1, x0:x1]
         alpha = region[..., None]
         frame[y0:y1, x0:x1] = frame[y0:y1, x0:x1] * (1 - alpha) + alpha * colour
         face_map[y0:y1, x0:x1][region >= 0.5] = FACE_OCCLUDER

@@ -135,7 +135,7 @@ class _Placer:
         self.placed: list[tuple[DieSpec, np.ndarray]] = []
         self.floor_to_plane = camera.image_to_plane(0.0)
 
-    def fits(self, die: DieSpec) -> bool:
+    def fits(self, die: DieSpec, against_wall: int | None = None) -> bool:
         pose = die_pose(die)
         img = self.camera.project(pose.corners())
         m = 3.0
@@ -143,11 +143,14 @@ class _Placer:
             return False
         foot = pose.footprint()
         if self.tray is not None:
+            # keep off the walls (a near wall would hide the die), except the one leant on
+            keep = [self.tray.wall_height * 1.8 + 2] * 4
+            if against_wall is not None:
+                keep[against_wall] = -0.01
             x0, y0, x1, y1 = self.tray.inner
-            keep = self.tray.wall_height * 1.8 + 2
-            if foot[:, 0].min() < x0 + keep or foot[:, 0].max() > x1 - keep:
+            if foot[:, 1].min() < y0 + keep[0] or foot[:, 0].max() > x1 - keep[1]:
                 return False
-            if foot[:, 1].min() < y0 + keep or foot[:, 1].max() > y1 - keep:
+            if foot[:, 1].max() > y1 - keep[2] or foot[:, 0].min() < x0 + keep[3]:
                 return False
         grown = self._grow(foot, self.min_gap)
         return not any(_overlap(grown, other) for _, other in self.placed)
@@ -169,6 +172,30 @@ class _Placer:
         x, y = (self.floor_to_plane @ np.array([p[0, 0], p[0, 1], 1.0]))[:2] / (
             self.floor_to_plane @ np.array([p[0, 0], p[0, 1], 1.0]))[2]
         return float(x), float(y)
+
+    def visible_walls(self) -> list[int]:
+        """Walls (0 top, 1 right, 2 bottom, 3 left of the tray plane) whose inner face the
+        camera sees: a die leaning on one of them is not hidden behind it."""
+        if self.tray is None:
+            return []
+        x0, y0, x1, y1 = self.tray.inner
+        h = self.tray.wall_height / 2
+        walls = [((x0 + x1) / 2, y0, (0, 1)), (x1, (y0 + y1) / 2, (-1, 0)), ((x0 + x1) / 2, y1, (0, -1)),
+                 (x0, (y0 + y1) / 2, (1, 0))]
+        return [k for k, (x, y, n) in enumerate(walls)
+                if self.camera.faces_camera(np.array([x, y, -h]), np.array([n[0], n[1], 0.0]))]
+
+    def against_wall(self, die: DieSpec, wall: int, along: float) -> DieSpec:
+        """Move `die` so its footprint touches the inner face of `wall`, `along` (0..1) the way along it."""
+        x0, y0, x1, y1 = self.tray.inner
+        foot = die_pose(die).footprint() - np.array(die.center)
+        if wall in (0, 2):
+            x = x0 + (x1 - x0) * along
+            y = y0 - foot[:, 1].min() if wall == 0 else y1 - foot[:, 1].max()
+        else:
+            y = y0 + (y1 - y0) * along
+            x = x1 - foot[:, 0].max() if wall == 1 else x0 - foot[:, 0].min()
+        return dataclasses.replace(die, center=(float(x), float(y)))
 
     def next_to(self, die: DieSpec, other: DieSpec, direction: float, gap: float) -> DieSpec:
         """Slide `die` out from `other`'s centre along `direction` until it just clears it."""
@@ -251,16 +278,33 @@ def _attempt(rng, n_dice, width, height, size_range, touching, max_tilt_deg, coc
     set_look = random_die_look(rng, styles)
     set_size = rng.uniform(lo, hi)
     placer = _Placer(camera, width, height, tray, 0.0 if touching else 0.1 * lo)
+    walls = placer.visible_walls()
+    # a cocked die leans on something: place the flat dice first
+    cocked_flags = sorted((rng.random() < cocked_prob for _ in range(n_dice)))
     dice: list[DieSpec] = []
-    for k in range(n_dice):
+    for cocked in cocked_flags:
         look = dict(set_look, texture_seed=int(rng.integers(2**31))) if matched else random_die_look(rng, styles)
         image_size = float(np.clip(set_size * rng.uniform(0.97, 1.03), lo, hi) if matched else rng.uniform(lo, hi))
-        cocked = rng.random() < cocked_prob
         placed = None
         for _ in range(60):
             value = int(rng.integers(1, 7))
             angle = float(rng.uniform(0, 360))
-            if dice and (cocked or (touching and rng.random() < touch_prob)):
+            wall = None
+            if cocked and walls and (not dice or rng.random() < 0.4):
+                wall = _choice(rng, tuple(walls))
+                along = float(rng.uniform(0.1, 0.9))
+                size = _world_size(camera, placer.against_wall(
+                    DieSpec(value=value, center=(0, 0), size=image_size), wall, along).center, image_size)
+                # the raised edge rests on the wall's inner face, below its top
+                tilt = min(float(rng.uniform(8, 32)), math.degrees(math.asin(min(1.0, tray.wall_height / size))) * 0.9)
+                if tilt < 6:
+                    continue
+                side = int(rng.integers(4))
+                toward = (-90.0, 0.0, 90.0, 180.0)[wall]  # image direction from the tray's middle to the wall
+                die = DieSpec(value=value, center=(0, 0), size=size, angle=toward - 90 * side + float(rng.uniform(-8, 8)),
+                              cocked_deg=tilt, cocked_side=side, **look)
+                die = placer.against_wall(die, wall, along)
+            elif dice and (cocked or (touching and rng.random() < touch_prob)):
                 other = dice[int(rng.integers(len(dice)))]
                 direction = float(rng.uniform(0, 2 * math.pi))
                 size = _world_size(camera, other.center, image_size)
@@ -270,22 +314,26 @@ def _attempt(rng, n_dice, width, height, size_range, touching, max_tilt_deg, coc
                     # raise the side that faces the neighbour so the die leans on it
                     toward = math.degrees(direction + math.pi)
                     angle = toward - 90 * side + float(rng.uniform(-8, 8))
-                    extra = {"cocked_deg": float(rng.uniform(8, 32)), "cocked_side": side}
+                    tilt = min(float(rng.uniform(8, 32)), math.degrees(math.asin(min(1.0, other.size / size))) * 0.9)
+                    extra = {"cocked_deg": tilt, "cocked_side": side}
                 die = DieSpec(value=value, center=other.center, size=size, angle=angle, **look, **extra)
                 gap = 0.0 if cocked else float(rng.uniform(0, 2.0))
                 die = placer.next_to(die, other, direction, gap)
             else:
+                # a lone cocked die (nothing to lean on) rests on something small under it
                 xy = placer.random_point(rng)
-                extra = {"cocked_deg": float(rng.uniform(8, 25)), "cocked_side": int(rng.integers(4))} if cocked else {}
+                extra = {"cocked_deg": float(rng.uniform(8, 20)), "cocked_side": int(rng.integers(4))} if cocked else {}
                 die = DieSpec(value=value, center=xy, size=_world_size(camera, xy, image_size), angle=angle,
                               **look, **extra)
-            if placer.fits(die):
+            if placer.fits(die, against_wall=wall):
                 placed = die
                 break
         if placed is None:
             return None
         placer.add(placed)
         dice.append(placed)
+    order = rng.permutation(len(dice))  # the flat-first order should not show in the scene's dice order
+    dice = [dice[i] for i in order]
 
     occluders: tuple[Occluder, ...] = ()
     if rng.random() < occluder_prob:
@@ -335,9 +383,9 @@ def random_occluder(rng: np.random.Generator, width: int, height: int) -> Occlud
     skin = _choice(rng, ((140, 170, 225), (95, 130, 185), (60, 85, 130), (165, 190, 230)))
     if kind == "cup":
         return Occluder(kind="cup", center=(float(rng.uniform(0.2, 0.8) * width), float(rng.uniform(0.2, 0.8) * height)),
-                        size=float(rng.uniform(0.3, 0.45) * min(width, height) * 1.5),
-                        bgr=_jitter(rng, _choice(rng, ((30, 45, 80), (20, 20, 25), (40, 70, 120)))), height=60.0,
-                        texture_seed=int(rng.integers(2**31)))
+                        size=float(rng.uniform(0.3, 0.45) * min(width, height)),
+                        bgr=_jitter(rng, _choice(rng, ((30, 45, 80), (20, 20, 25), (40, 70, 120), (25, 30, 60)))),
+                        height=30.0, texture_seed=int(rng.integers(2**31)))
     edge_angle = float(rng.uniform(0, 360))
     a = math.radians(edge_angle)
     # start outside the picture in direction -angle and reach into it

@@ -108,14 +108,16 @@ def face_texture(look: DieLook, value: int, size: int, pips_only: bool = False) 
     body[:] = look.body_bgr
     if look.style == "marbled":
         second = np.array(look.body2_bgr if look.body2_bgr is not None else _contrast_colour(look.body_bgr), np.float32)
-        warp = smooth_noise(rng, size, size, size / 2.5, octaves=3)
+        # swirls: stripes bent by smooth noise, with soft edges where the two colours blend
+        warp = smooth_noise(rng, size, size, size / 2.0, octaves=2)
         yy, xx = np.mgrid[0:size, 0:size].astype(np.float32) / size
         direction = rng.uniform(0, np.pi)
-        bands = np.sin((xx * np.cos(direction) + yy * np.sin(direction)) * rng.uniform(5, 10) + 5.0 * warp)
-        mix = np.clip(0.5 + 0.9 * bands, 0, 1)[..., None]
+        bands = np.sin((xx * np.cos(direction) + yy * np.sin(direction)) * rng.uniform(4, 8) + 4.0 * warp)
+        mix = np.clip(0.5 + 0.7 * bands, 0, 1)
+        mix = (mix * mix * (3 - 2 * mix))[..., None]
         body = body * (1 - mix) + second * mix
-    grain = smooth_noise(rng, size, size, max(1.5, size / 24))
-    body *= (1 + 0.025 * grain)[..., None]
+    grain = smooth_noise(rng, size, size, max(2.0, size / 10))
+    body *= (1 + 0.012 * grain)[..., None]
 
     # Rounded edges turn away from the light: darken a band along the rim of the face.
     band = max(1.0, look.corner_radius * size * 0.8)
@@ -193,8 +195,8 @@ def background_texture(spec: BackgroundSpec, width: int, height: int) -> np.ndar
         fine = rng.standard_normal((height, width)).astype(np.float32)
         out *= (1 + t * (0.03 * low + 0.012 * fine))[..., None]
     elif spec.kind == "leather":
-        bumps = smooth_noise(rng, height, width, 4, octaves=2)
-        relief = cv2.Sobel(bumps, cv2.CV_32F, 1, 0, ksize=3) + cv2.Sobel(bumps, cv2.CV_32F, 0, 1, ksize=3)
+        bumps = smooth_noise(rng, height, width, 2.5, octaves=2)
+        relief = 0.5 * (cv2.Sobel(bumps, cv2.CV_32F, 1, 0, ksize=3) + cv2.Sobel(bumps, cv2.CV_32F, 0, 1, ksize=3))
         creases = np.abs(smooth_noise(rng, height, width, 70, octaves=3))
         crease = np.clip(1 - creases / 0.06, 0, 1)
         blotches = smooth_noise(rng, height, width, 150, octaves=2)
@@ -203,7 +205,7 @@ def background_texture(spec: BackgroundSpec, width: int, height: int) -> np.ndar
     elif spec.kind == "card":
         low = smooth_noise(rng, height, width, 150, octaves=2)
         grain = cv2.GaussianBlur(rng.standard_normal((height, width)).astype(np.float32), (0, 0), 0.7)
-        flecks = (rng.random((height, width)) < 0.0015).astype(np.float32)
-        flecks = cv2.GaussianBlur(flecks, (0, 0), 0.8) * 4
-        out *= (1 + t * (0.03 * low + 0.05 * grain - 0.5 * np.clip(flecks, 0, 1)))[..., None]
+        flecks = (rng.random((height, width)) < 0.0003).astype(np.float32)
+        flecks = cv2.GaussianBlur(flecks, (0, 0), 0.7) * 3
+        out *= (1 + t * (0.03 * low + 0.04 * grain - 0.35 * np.clip(flecks, 0, 1)))[..., None]
     return np.clip(out, 0, 255)
