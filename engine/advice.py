@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.rules import Rules
+from engine.rules import Category, Rules
 from engine.scoring import (
     hypothetical_turn, score_turn, second_turn_improves, sheet_win, throw_is_served, throw_win,
     turn_over_required,
@@ -112,7 +112,7 @@ def score_options(state: GameState) -> list[ScoreOption]:
     for r in results:
         reasons: list[str] = []
         if r.qualifies and r.served:
-            reasons.append(_served_word(rules, served=True))
+            reasons.append(DE_MANO if rules.served == "all_dice" else SERVED)
         elif r.qualifies and rules.served == "all_dice" and _has_served_value(r.category):
             reasons.append(DE_HUEVO)
         if r.points == 0:
@@ -159,13 +159,7 @@ def turn_choices(state: GameState) -> list[TurnChoice]:
     return choices
 
 
-def _served_word(rules: Rules, served: bool) -> str:
-    if rules.served == "all_dice":
-        return DE_MANO if served else DE_HUEVO
-    return SERVED
-
-
-def _has_served_value(category) -> bool:
+def _has_served_value(category: Category) -> bool:
     return getattr(category.points, "has_served_value", False)
 
 

@@ -48,6 +48,10 @@ class BadPartnerships(RuleError):
     rule = "partnerships"
 
 
+class RollOffMismatch(RuleError):
+    rule = "roll_off_order"
+
+
 class BadStake(RuleError):
     rule = "stake"
 
@@ -170,3 +174,6 @@ class NothingToCorrect(RuleError):
 
 class NothingToUndo(RuleError):
     rule = "undo_needs_a_fill"
+
+
+__all__ = [name for name, value in dict(globals()).items() if isinstance(value, type) and issubclass(value, RuleError)]

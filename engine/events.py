@@ -12,6 +12,11 @@ verifies the shape of any event (field names and types) before the fold applies 
                        players: [str]       names in play order, unique, at least one
                        stake: str           optional: money per point, a decimal ("0.01")
                        partnerships: [[int]] optional (General, 4 players): two sides of two
+                       roll_off: {str: [[int]]} optional: each player's roll-off hands (first
+                                            hand, then rethrows while tied); when given, the
+                                            players must be in the order it decides, and
+                                            partnerships must be the two lowest and the two
+                                            highest hands
     throw              player: int          whose turn it is
                        values: [int]        every die after the throw, 1..6, by die index
                                             (held dice keep their values)
@@ -80,10 +85,16 @@ def _is_sides(value: Any) -> bool:
     return isinstance(value, list) and all(_is_int_list(side) for side in value)
 
 
+def _is_roll_off(value: Any) -> bool:
+    return isinstance(value, dict) and all(isinstance(k, str) and isinstance(v, list) and all(_is_int_list(h) for h in v)
+                                           for k, v in value.items())
+
+
 # type -> {field: (check, required)}
 SCHEMA: dict[str, dict[str, tuple[Callable[[Any], bool], bool]]] = {
     GAME_STARTED: {"game": (_is_str, True), "options": (_is_options, True), "players": (_is_names, True),
-                   "stake": (_is_str, False), "partnerships": (_is_sides, False)},
+                   "stake": (_is_str, False), "partnerships": (_is_sides, False),
+                   "roll_off": (_is_roll_off, False)},
     THROW: {"player": (_is_int, True), "values": (_is_int_list, True), "thrown": (_is_int_list, True)},
     DIE_TURNED: {"player": (_is_int, True), "die": (_is_int, True), "value": (_is_int, True)},
     CATEGORY_SCORED: {"player": (_is_int, True), "category": (_is_str, True), "points": (_is_int, False)},
@@ -123,11 +134,14 @@ def _event(kind: str, **fields: Any) -> dict[str, Any]:
 
 def game_started(game: str, players: Sequence[str], options: Mapping[str, Any],
                  stake: Decimal | str | int | None = None,
-                 partnerships: Iterable[Iterable[int]] | None = None) -> dict[str, Any]:
+                 partnerships: Iterable[Iterable[int]] | None = None,
+                 roll_off: Mapping[str, Sequence[Sequence[int]]] | None = None) -> dict[str, Any]:
     """The raw first event. Prefer `engine.new_game`, which resolves presets and defaults."""
     return _event(GAME_STARTED, game=game, options=dict(options), players=list(players),
                   stake=None if stake is None else str(stake),
-                  partnerships=None if partnerships is None else [list(side) for side in partnerships])
+                  partnerships=None if partnerships is None else [list(side) for side in partnerships],
+                  roll_off=None if roll_off is None else {name: [list(h) for h in hands]
+                                                          for name, hands in roll_off.items()})
 
 
 def throw(player: int, values: Sequence[int], thrown: Iterable[int] | None = None) -> dict[str, Any]:

@@ -18,10 +18,12 @@ from engine.errors import (
     BadDieValue, BadPartnerships, BadPlayers, BadStake, CategoryFilled, CategoryNotOpenYet, CrossingOutNotAllowed,
     DieAlreadyTurned, FirstThrowNotAllDice, GameAlreadyStarted, GameNotStarted, GameOver, HeldDieChanged,
     LockedDieRethrown, MalformedEvent, NoThrowYet, NothingThrown, NothingToCorrect, NothingToUndo, PointsMismatch,
-    RuleError, SecondTurnMustImprove, ThrowAfterTurnOver, TooManyThrows, TooManyTurnedDice, TurnedDieNotOpposite, TurningNotInGame,
+    RollOffMismatch, RuleError, SecondTurnMustImprove, ThrowAfterTurnOver, TooManyThrows, TooManyTurnedDice, TurnedDieNotOpposite, TurningNotInGame,
     TurnRequired, TurnTooEarly, UnknownCategory, WrongDiceCount, WrongPlayer,
 )
 from engine.games import resolve_game
+from engine.ordering import roll_off_order
+from engine.rules import GameDef
 from engine.scoring import (
     score_category, score_turn, second_turn_improves, sheet_win, throw_win, turn_over_required,
 )
@@ -31,11 +33,12 @@ from engine.state import GameState, InstantWin, ThrowRecord, Turn
 
 def new_game(game: str, players: Sequence[str], options: Mapping[str, Any] | None = None,
              stake: Decimal | str | int | None = None,
-             partnerships: Iterable[Iterable[int]] | None = None) -> dict[str, Any]:
+             partnerships: Iterable[Iterable[int]] | None = None,
+             roll_off: Mapping[str, Sequence[Sequence[int]]] | None = None) -> dict[str, Any]:
     """The game_started event for a game id or preset ("yacht-1938"), every option resolved
     (defaults filled in). Raises the same errors replaying it would."""
     game_def, resolved = resolve_game(game, options)
-    event = ev.game_started(game_def.id, players, resolved, stake, partnerships)
+    event = ev.game_started(game_def.id, players, resolved, stake, partnerships, roll_off)
     start(event)
     return event
 
@@ -60,6 +63,8 @@ def start(event: Mapping[str, Any]) -> GameState:
     players = _check_players(event["players"])
     stake = _check_stake(event.get("stake"))
     partnerships = _check_partnerships(event.get("partnerships"), len(players), rules.partnerships, game.id)
+    if "roll_off" in event:
+        _check_roll_off(game, event["roll_off"], players, partnerships)
     categories = rules.category_ids
     return GameState(
         game=game, options=MappingProxyType(options), rules=rules, players=players,
@@ -123,6 +128,20 @@ def _check_partnerships(sides: Sequence[Sequence[int]] | None, players: int, all
     if players != 4 or len(sides) != 2 or any(len(side) != 2 for side in sides) or members != [0, 1, 2, 3]:
         raise BadPartnerships("partnerships are two sides of two among exactly four players")
     return tuple(tuple(sorted(side)) for side in sides)
+
+
+def _check_roll_off(game: GameDef, hands: Mapping[str, Sequence[Sequence[int]]], players: tuple[str, ...],
+                    partnerships: tuple[tuple[int, ...], ...] | None) -> None:
+    if sorted(hands) != sorted(players):
+        raise RollOffMismatch("the roll-off must list the hands of exactly the players of the game")
+    result = roll_off_order(game, hands)
+    if not result.settled:
+        tied = " and ".join(", ".join(group) for group in result.tied)
+        raise RollOffMismatch(f"the roll-off is not decided: {tied} tied and throw again")
+    if result.order != players:
+        raise RollOffMismatch(f"by the roll-off the order of play is {', '.join(result.order)}")
+    if partnerships is not None and set(partnerships) != {(0, 1), (2, 3)}:
+        raise RollOffMismatch("partners are the two lowest and the two highest roll-off hands")
 
 
 # --- common checks -----------------------------------------------------------------------------

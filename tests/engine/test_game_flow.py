@@ -312,3 +312,19 @@ def test_partnerships_win_and_pay_as_sides() -> None:
     assert state.winners == (2, 3)
     payments = engine.settlement(state, 1)
     assert [(p.payers, p.payees, p.amount) for p in payments] == [((0, 1), (2, 3), Decimal(1))]
+
+
+def test_the_roll_off_can_be_recorded_and_must_agree_with_the_order_of_play() -> None:
+    hands = {"A": [[6, 6, 5, 4, 2]], "B": [[1, 1, 1, 2, 2]], "C": [[1, 1, 2, 3, 5]], "D": [[2, 3, 4, 5, 6]]}
+    event = engine.new_game("general", ["C", "A", "D", "B"], roll_off=hands, partnerships=[[0, 1], [2, 3]])
+    assert engine.replay([event]).players == ("C", "A", "D", "B")
+    with pytest.raises(engine.RollOffMismatch, match="order of play is C, A, D, B"):
+        engine.new_game("general", ["A", "C", "D", "B"], roll_off=hands)
+    with pytest.raises(engine.RollOffMismatch, match="partners"):
+        engine.new_game("general", ["C", "A", "D", "B"], roll_off=hands, partnerships=[[0, 2], [1, 3]])
+    with pytest.raises(engine.RollOffMismatch, match="not decided"):
+        engine.new_game("generala", ["A", "B"], roll_off={"A": [[1, 2, 3, 4, 5]], "B": [[5, 4, 3, 2, 1]]})
+    with pytest.raises(engine.RollOffMismatch, match="exactly the players"):
+        engine.new_game("generala", ["A", "B"], roll_off={"A": [[1, 2, 3, 4, 5]]})
+    tied_then_settled = {"A": [[1, 2, 3, 4, 5], [6, 6, 6, 6, 6]], "B": [[5, 4, 3, 2, 1], [1, 1, 1, 1, 1]]}
+    assert engine.new_game("generala", ["B", "A"], roll_off=tied_then_settled)["roll_off"] == tied_then_settled
