@@ -198,8 +198,6 @@ def draw_scrollbar(c: Canvas, top: int, bottom: int, first: int, visible: int, c
     if count <= visible:
         return
     x = RIGHT - 1
-    for y in range(top, bottom + 1, 2):  # a dotted track, lighter than a line
-        c.fill(RIGHT, y, RIGHT, y)
     span = bottom - top + 1
     thumb = max(3, span * visible // count)
     start = top + (span - thumb) * first // max(1, count - visible)
