@@ -153,3 +153,18 @@ def test_command_needs_a_target(capsys: pytest.CaptureFixture[str]) -> None:
         main(["export"])
     assert exit_info.value.code == 2
     assert len(capsys.readouterr().err.strip().splitlines()) == 1
+
+
+def test_exports_while_the_service_is_writing(tmp_path: Path) -> None:
+    state = tmp_path / "state"
+    writer = EventLog.open(state)  # the service keeps its log open (WAL)
+    try:
+        game_id = record_game(writer, ["Ana", "Beto"], rounds=2, end=False)
+        assert export_games(state, tmp_path, "bar").games == 1
+        writer.append(game_id, {"type": "throw", "v": 1, "player": 0, "values": [2, 2, 3, 3, 3],
+                                "thrown": [0, 1, 2, 3, 4]})
+        assert export_games(state, tmp_path, "bar").games == 1
+        events = (next((tmp_path / "CUBILETE" / "bar").glob("*/events.jsonl"))).read_text().splitlines()
+        assert len(events) == 1 + 2 * 2 * 2 + 1
+    finally:
+        writer.close()
