@@ -296,9 +296,13 @@ class KeyboardButtons:
     def __init__(self, stream: Any = None, clock: Clock = time.monotonic) -> None:
         self.stream = stream if stream is not None else sys.stdin
         self.clock = clock
-        self.fd: int | None = self.stream.fileno()
         self._saved: Any = None
         self._buffer = b""
+        try:
+            self.fd: int | None = self.stream.fileno()
+        except (AttributeError, OSError, ValueError):  # no stdin at all (a daemon): no keys
+            self.fd = None
+            return
         if os.isatty(self.fd):
             import termios  # noqa: PLC0415
             import tty  # noqa: PLC0415

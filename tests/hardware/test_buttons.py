@@ -4,6 +4,7 @@ the rotary encoder through gpiozero's MockFactory, the keyboard through a pipe, 
 from __future__ import annotations
 
 import os
+import time
 
 import pytest
 from gpiozero.pins.mock import MockFactory
@@ -300,3 +301,39 @@ def test_a_script_without_a_clock_delivers_one_press_per_poll():
 def test_a_missing_script_file_is_a_clear_error(tmp_path):
     with pytest.raises(ScriptError, match="cannot read"):
         ScriptedButtons(tmp_path / "nope.txt")
+
+
+def test_without_any_input_the_keyboard_is_just_quiet():
+    class Closed:
+        def fileno(self) -> int:
+            raise ValueError("I/O operation on closed file")
+
+    keys = KeyboardButtons(Closed())
+    assert keys.events() == []
+    keys.close()
+
+
+def test_on_a_terminal_keys_arrive_unbuffered_and_the_terminal_is_restored():
+    import pty
+    import termios
+
+    master, slave = pty.openpty()
+    try:
+        with os.fdopen(slave, "rb", buffering=0, closefd=False) as stream:
+            before = termios.tcgetattr(slave)
+            assert before[3] & termios.ICANON
+            keys = KeyboardButtons(stream, clock=Clock())
+            during = termios.tcgetattr(slave)
+            assert not during[3] & termios.ICANON and not during[3] & termios.ECHO
+            assert during[3] & termios.ISIG  # Ctrl-C still stops the program
+            os.write(master, b"d")  # no Enter needed
+            deadline = time.monotonic() + 2
+            events = []
+            while not events and time.monotonic() < deadline:
+                events = keys.events()
+            assert kinds(events) == [("next", "short")]
+            keys.close()
+            assert termios.tcgetattr(slave)[3] == before[3]
+    finally:
+        os.close(master)
+        os.close(slave)
