@@ -4,12 +4,12 @@ blur, sensor noise and (in render) JPEG compression."""
 from __future__ import annotations
 
 import math
-from functools import lru_cache
 
 import cv2
 import numpy as np
 
 from .base import Base
+from .filters import seeded_noise, wide_blur
 from .shapes import occluder_colour, occluder_mask
 from .spec import SceneSpec
 
@@ -19,29 +19,29 @@ FACE_OCCLUDER = 251  # face_map value: a hand, arm or cup
 def draw_occluders(frame: np.ndarray, face_map: np.ndarray, scene: SceneSpec, base: Base) -> None:
     h, w = frame.shape[:2]
     lamp = base.lamps[0]
-    for k, occ in enumerate(scene.occluders):
-        mask = occluder_mask(occ, w, h)
-        ys, xs = np.nonzero(mask)
-        if len(xs) == 0:
+    for occ in scene.occluders:
+        mask8 = occluder_mask(occ, w, h)
+        bx, by, bw, bh = cv2.boundingRect(mask8)
+        if bw == 0 or bh == 0:
             continue
+        mask = mask8.astype(np.float32) * (1 / 255)
         # the shadow falls away from the key lamp, farther for a higher object
         reach = occ.height / max(lamp.height - occ.height, 1.0)
         dx = (occ.center[0] - lamp.x) * reach + 0.15 * occ.height
         dy = (occ.center[1] - lamp.y) * reach + 0.15 * occ.height
         soft = 2 + occ.height * 0.12
         pad = int(3 * soft) + 2
-        sx0, sx1 = max(0, int(xs.min() + min(dx, 0)) - pad), min(w, int(xs.max() + max(dx, 0)) + pad + 1)
-        sy0, sy1 = max(0, int(ys.min() + min(dy, 0)) - pad), min(h, int(ys.max() + max(dy, 0)) + pad + 1)
+        sx0, sx1 = max(0, int(bx + min(dx, 0)) - pad), min(w, int(bx + bw + max(dx, 0)) + pad + 1)
+        sy0, sy1 = max(0, int(by + min(dy, 0)) - pad), min(h, int(by + bh + max(dy, 0)) + pad + 1)
         shift = np.float32([[1, 0, dx - sx0], [0, 1, dy - sy0]])
         # translate the mask into the shadow's region (source coordinates are the full image)
         shadow = cv2.warpAffine(mask, shift, (sx1 - sx0, sy1 - sy0))
-        shadow = cv2.GaussianBlur(shadow, (0, 0), soft)
+        shadow = wide_blur(shadow, soft)
         frame[sy0:sy1, sx0:sx1] *= (1 - scene.lighting.shadow_strength * 0.8 * shadow)[..., None]
 
-        x0, x1, y0, y1 = int(xs.min()), int(xs.max()) + 1, int(ys.min()), int(ys.max()) + 1
+        x0, x1, y0, y1 = bx, bx + bw, by, by + bh
         region = mask[y0:y1, x0:x1]
-        rng = np.random.default_rng([occ.texture_seed, k])
-        colour = occluder_colour(occ, region, (x0, y0), (w, h), rng) * base.gain[y0:y1, x0:x1]
+        colour = occluder_colour(occ, region, (x0, y0), (w, h)) * base.gain[y0:y1, x0:x1]
         alpha = region[..., None]
         frame[y0:y1, x0:x1] = frame[y0:y1, x0:x1] * (1 - alpha) + alpha * colour
         face_map[y0:y1, x0:x1][region >= 0.5] = FACE_OCCLUDER
@@ -65,27 +65,6 @@ def _line_kernel(length: float, angle_deg: float) -> np.ndarray:
     return kernel / kernel.sum()
 
 
-_NOISE_PAD = 64
-
-
-@lru_cache(maxsize=4)
-def _noise_bank(height: int, width: int, channels: int) -> np.ndarray:
-    rng = np.random.default_rng(20260101)
-    return rng.standard_normal((height + _NOISE_PAD, width + _NOISE_PAD, channels), dtype=np.float32)
-
-
-def frame_noise(shape: tuple[int, ...], seed: int) -> np.ndarray:
-    """Unit Gaussian noise for one frame: a window of a fixed bank of noise, placed and signed
-    by the seed. Any two frames' windows are independent pixel by pixel unless their seeds
-    pick the same window (1 in 8192), and it costs nothing next to drawing fresh noise."""
-    h, w, c = shape
-    pick = np.random.default_rng(seed & 0x7FFFFFFFFFFFFFFF).integers(0, 2 * _NOISE_PAD * _NOISE_PAD)
-    sign, where = divmod(int(pick), _NOISE_PAD * _NOISE_PAD)
-    oy, ox = divmod(where, _NOISE_PAD)
-    window = _noise_bank(h, w, c)[oy:oy + h, ox:ox + w]
-    return -window if sign else window
-
-
 def camera_effects(frame: np.ndarray, scene: SceneSpec) -> np.ndarray:
     """Blur, sensor noise (seeded by scene.seed) and quantisation to uint8."""
     blur = scene.blur
@@ -94,7 +73,7 @@ def camera_effects(frame: np.ndarray, scene: SceneSpec) -> np.ndarray:
     if blur.motion_px > 0.5:
         frame = cv2.filter2D(frame, -1, _line_kernel(blur.motion_px, blur.motion_deg), borderType=cv2.BORDER_REFLECT)
     if scene.noise_sigma > 0:
-        noise = frame_noise(frame.shape, scene.seed)
+        noise = seeded_noise(frame.shape, scene.seed)
         # shot noise grows with the signal: sigma at mid-grey, half of it in the dark
         scale = frame * np.float32(scene.noise_sigma * 0.5 / 128)
         scale += np.float32(scene.noise_sigma * 0.5)

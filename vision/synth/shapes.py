@@ -1,8 +1,8 @@
 """Outlines and looks of the things that come between the camera and the dice: hands, arms,
 the upturned dice cup, plain shapes.
 
-Occluders are placed in image pixels. Each becomes an anti-aliased coverage mask (float32
-0..1 over the image) and a colour image shaded so it does not look like a flat sticker.
+Occluders are placed in image pixels. Each becomes an anti-aliased coverage mask (uint8
+over the image) and a colour image shaded so it does not look like a flat sticker.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ import math
 import cv2
 import numpy as np
 
+from .filters import seeded_noise, wide_blur
 from .spec import Occluder
 
 SUBPIXEL_BITS = 4
@@ -50,7 +51,7 @@ def _cup_circles(occ: Occluder, width: int, height: int) -> tuple[np.ndarray, fl
 
 
 def occluder_mask(occ: Occluder, width: int, height: int) -> np.ndarray:
-    """Coverage of the occluder over the whole image (float32, height x width, 0..1)."""
+    """Coverage of the occluder over the whole image (uint8, height x width, 0..255)."""
     mask = np.zeros((height, width), np.uint8)
     centre, fwd, side = _frame(occ)
     s = occ.size
@@ -87,16 +88,15 @@ def occluder_mask(occ: Occluder, width: int, height: int) -> np.ndarray:
     elif occ.kind == "polygon":
         pts = np.array([_pt(np.array(p)) for p in occ.points], np.int32)
         cv2.fillPoly(mask, [pts], 255, cv2.LINE_AA, SUBPIXEL_BITS)
-    return mask.astype(np.float32) / 255.0
+    return mask
 
 
-def occluder_colour(occ: Occluder, mask: np.ndarray, origin: tuple[int, int], image_size: tuple[int, int],
-                    rng: np.random.Generator) -> np.ndarray:
+def occluder_colour(occ: Occluder, mask: np.ndarray, origin: tuple[int, int], image_size: tuple[int, int]) -> np.ndarray:
     """BGR float32 colour of the occluder over a region of the image whose top-left pixel is
     `origin` (only meaningful where mask > 0); image_size is (width, height)."""
     h, w = mask.shape
     base = np.array(occ.bgr, np.float32)
-    grain = cv2.GaussianBlur(rng.standard_normal((h, w)).astype(np.float32), (0, 0), 1.0)
+    grain = cv2.GaussianBlur(seeded_noise((h, w), occ.texture_seed), (0, 0), 1.0)
     if occ.kind == "cup":
         mouth, r, top, rt = _cup_circles(occ, *image_size)
         yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
@@ -111,7 +111,7 @@ def occluder_colour(occ: Occluder, mask: np.ndarray, origin: tuple[int, int], im
         tone = np.where(on_top <= 1.0, top_tone, side_tone) + 0.08 * grain
         return base * tone[..., None]
     # rounded bodies are darker at their rims: shade by the distance inside the outline
-    inside = cv2.GaussianBlur(mask, (0, 0), max(2.0, occ.size * 0.05))
+    inside = wide_blur(mask, max(2.0, occ.size * 0.05))
     relief = np.clip(inside * 1.6 - 0.3, 0, 1)
     tone = 0.6 + 0.4 * relief + 0.025 * grain
     colour = base * tone[..., None]
