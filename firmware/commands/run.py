@@ -1,16 +1,82 @@
-"""`cubilete run`: not built yet."""
+"""`cubilete run`: the service (what systemd starts on the Pi).
+
+    cubilete run [--config FILE] [--camera SPEC] [--display SPEC] [--buttons SPEC] [--state-dir DIR]
+
+Options override the config file. With a replay camera and a button script
+(`--camera replay:DIR --buttons script:FILE`) the scripted presses follow the session's
+clock (a press at 12.5 s happens when the replay reaches 12.5 s), so a recorded game plays
+the same at any speed; `--exit-at-end` stops when the replay ends (demos, the soak test).
+"""
 
 from __future__ import annotations
 
 import argparse
+import logging
 import sys
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser("run", help="(not built yet)")
+    parser = subparsers.add_parser("run", help="run the scorer: camera, buttons, display, event log")
+    parser.add_argument("--config", metavar="FILE", help="TOML config (default /etc/cubilete/config.toml)")
+    parser.add_argument("--camera", metavar="SPEC", help='"picamera", "usb:0", "replay:DIR[?realtime]", "fake"')
+    parser.add_argument("--display", metavar="SPEC", help='"oled", "ssd1306", "sh1106", "terminal", "dummy", "none"')
+    parser.add_argument("--buttons", metavar="SPEC", help='"gpio", "keyboard", "script:FILE", "none"')
+    parser.add_argument("--state-dir", metavar="DIR", help="event log and snapshots (default from the config)")
+    parser.add_argument("--socket", metavar="PATH", help="control socket for USB export results")
+    parser.add_argument("--exit-at-end", action="store_true", help="stop when a replayed session ends")
+    parser.add_argument("--log-level", default="info", choices=("debug", "info", "warning", "error"))
     parser.set_defaults(handler=run)
 
 
+class FrameClock:
+    """The time of the last camera frame: scripted presses follow a replay's own clock."""
+
+    def __init__(self) -> None:
+        self.service: Any = None
+
+    def __call__(self) -> float:
+        return self.service.frame_t if self.service is not None else 0.0
+
+
+def build_service(args: argparse.Namespace) -> Any:
+    """Everything `cubilete run` needs, from the config and the options. ValueError for a bad spec."""
+    import time
+
+    from firmware.config import load_config
+    from firmware.service import Service
+    from hardware.buttons import ButtonSettings, open_buttons, parse_buttons_spec
+    from hardware.camera import CameraSettings, open_resilient_camera
+    from hardware.display import open_display
+    from vision.tracker import ThrowTracker
+
+    config, problems = load_config(args.config)
+    state_dir = Path(args.state_dir or config.device.state_dir)
+    camera = open_resilient_camera(args.camera or config.camera.spec,
+                                   CameraSettings.from_mapping(config.camera.settings()))
+    buttons_spec = args.buttons or config.buttons.spec
+    scripted = parse_buttons_spec(buttons_spec)[0] == "script"
+    frame_clock = FrameClock()
+    buttons = open_buttons(buttons_spec, ButtonSettings.from_mapping(asdict(config.buttons)),
+                           clock=frame_clock if scripted else time.monotonic)
+    if scripted:
+        buttons.start(0.0)  # script times are session times
+    display = open_display(args.display or config.display.driver, asdict(config.display))
+    service = Service(config, problems, state_dir, camera, display, buttons, ThrowTracker(),
+                      control_socket=args.socket, exit_at_end=args.exit_at_end)
+    frame_clock.service = service
+    return service
+
+
 def run(args: argparse.Namespace) -> int:
-    print("cubilete run: not built yet", file=sys.stderr)
-    return 2
+    logging.basicConfig(level=getattr(logging, args.log_level.upper()), stream=sys.stderr,
+                        format="%(levelname)s %(name)s: %(message)s")
+    try:
+        service = build_service(args)
+    except ValueError as error:
+        print(f"cubilete run: error: {error}", file=sys.stderr)
+        return 2
+    service.install_signal_handlers()
+    return service.run()

@@ -1,0 +1,359 @@
+"""The service: camera frames through the throw tracker into the state machine, buttons into
+the state machine, the state machine's screen onto the display; systemd told how it goes.
+
+One loop, one thread. Each pass: read a frame (the camera wrapper never raises; a lost
+camera is retried with back-off and shown), feed it to the tracker, hand its events and
+the button presses to the appliance, drain the control socket (USB export results), then
+show the appliance's screen. READY=1 goes to systemd once the display and the first camera
+attempt are done; WATCHDOG=1 from the loop; STATUS= when it changes. SIGTERM (or SIGINT)
+ends the loop: STOPPING=1, the "stopped" screen, the event log closed (every event was
+already committed when it was recorded).
+
+Every settled throw that is recorded keeps the reader's raw result and a JPEG of the frame
+(see firmware.eventlog); snapshot retention runs at start and hourly.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import signal
+import socket
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from firmware import sdnotify
+from firmware.appliance import (
+    Appliance, CameraBack, CameraLost, GameDefaults, MotionSeen, Prefs, Press, ReadingUnstable, ThrowSeen, Tick,
+    TrayCleared, UsbExportDone, UsbExportFailed, UsbExportStarted,
+)
+from firmware.appliance.texts import say
+from firmware.config import Config, ConfigProblem
+from firmware.eventlog import EventLog, write_atomically
+from firmware.ui.screens import MessageScreen, stopped_screen
+
+log = logging.getLogger("cubilete.service")
+
+PREFS_FILE = "settings.json"
+RETENTION_EVERY_S = 3600.0
+STATUS_EVERY_S = 1.0
+IDLE_SLEEP_S = 0.05  # while the camera is lost: keep buttons and screen alive
+
+
+# -- settings changed on the device -----------------------------------------------------------------
+
+
+def load_prefs(state_dir: Path, config: Config) -> Prefs:
+    """The config's language and contrast, overridden by what was set on the device."""
+    prefs = Prefs(language=config.device.language, contrast=config.display.contrast)
+    try:
+        saved = json.loads((state_dir / PREFS_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return prefs
+    if saved.get("language") in ("es", "en"):
+        prefs.language = saved["language"]
+    if isinstance(saved.get("contrast"), int) and 1 <= saved["contrast"] <= 255:
+        prefs.contrast = saved["contrast"]
+    return prefs
+
+
+def save_prefs(state_dir: Path, prefs: Prefs) -> None:
+    try:
+        write_atomically(state_dir / PREFS_FILE, json.dumps(asdict(prefs)).encode())
+    except OSError as error:
+        log.warning("cannot save the settings: %s", error)
+
+
+def notices_for(problems: list[ConfigProblem], eventlog: EventLog) -> tuple[MessageScreen, ...]:
+    """Start-up messages for the screen (each also went to the journal)."""
+    notices = []
+    if eventlog.notice:
+        notices.append(MessageScreen(say("log_moved"), (say("log_moved_line"), say("new_log")), icon="warning"))
+    for problem in problems[:3]:
+        notices.append(MessageScreen(say("config_problem", key=problem.key or "file"),
+                                     (say("config_defaults"), str(problem.value)[:20]), icon="warning"))
+    return tuple(notices)
+
+
+def game_defaults(config: Config) -> GameDefaults:
+    g = config.game
+    return GameDefaults(game=g.game, players=g.players, names=g.names, order=g.order,
+                        stake_per_point=g.stake_per_point, currency=g.currency, options=dict(g.options))
+
+
+# -- tracker events into appliance inputs -----------------------------------------------------------
+
+
+def jpeg_encoder(image: Any, quality: int) -> Callable[[], bytes | None]:
+    def encode() -> bytes | None:
+        import cv2  # noqa: PLC0415
+
+        ok, data = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, quality])
+        return data.tobytes() if ok else None
+    return encode
+
+
+def translate(event: Any, jpeg_quality: int) -> Any:
+    """A vision.tracker event as an appliance input (None for those it does not need)."""
+    from vision import tracker_events as te  # noqa: PLC0415
+
+    if isinstance(event, te.ThrowSettled):
+        snapshot = jpeg_encoder(event.frame, jpeg_quality) if event.frame is not None else None
+        return ThrowSeen(event.reading, tuple(event.moved), tuple(event.previous), event.t, snapshot,
+                         extra={"previous": list(event.previous), "expected": event.expected})
+    if isinstance(event, te.MotionStarted):
+        return MotionSeen(event.t)
+    if isinstance(event, te.ForeignObject):
+        return None if event.still else MotionSeen(event.t, "hand")
+    if isinstance(event, (te.TrayEmpty, te.DiceRemoved)):
+        return TrayCleared(event.t)
+    if isinstance(event, te.ReadingUnstable):
+        return ReadingUnstable(event.t, event.reason)
+    return None
+
+
+def export_input(data: bytes) -> Any:
+    """A datagram from the USB exporter as an appliance input (ValueError if malformed)."""
+    from firmware.export import notify  # noqa: PLC0415
+
+    message = notify.parse_message(data)
+    if message.type == notify.STARTED:
+        return UsbExportStarted()
+    if message.type == notify.DONE:
+        return UsbExportDone(message.games)
+    if message.type == notify.FAILED:
+        return UsbExportFailed(message.message)
+    return None  # progress: the "exporting" screen stays
+
+
+# -- the loop ------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Stats:
+    """What `cubilete bench appliance` reads after a run."""
+
+    frames: int = 0
+    loop_started: float = 0.0
+    throws_shown: list[float] = field(default_factory=list)  # frame in -> options on screen, seconds
+    settle_to_screen: list[float] = field(default_factory=list)  # event out of the tracker -> screen
+
+
+class Service:
+    def __init__(self, config: Config, problems: list[ConfigProblem], state_dir: Path, camera: Any,
+                 display: Any, buttons: Any, tracker: Any, *, clock: Callable[[], float] = time.monotonic,
+                 control_socket: str | None = None, exit_at_end: bool = False,
+                 on_record: Callable[[str, int, str, float], None] | None = None) -> None:
+        from firmware.ui.presenter import BurnInSettings, ScreenPresenter  # noqa: PLC0415
+
+        self.config = config
+        self.state_dir = state_dir
+        self.camera = camera
+        self.display = display
+        self.buttons = buttons
+        self.tracker = tracker
+        self.clock = clock
+        self.exit_at_end = exit_at_end
+        self.on_record = on_record
+        self.stats = Stats()
+        self.frame_t = 0.0  # the time of the last frame (session time for a replay)
+        self._stop = False
+        for problem in problems:
+            log.warning("config: %s", problem.message)
+        self.log = EventLog.open(state_dir)
+        prefs = load_prefs(state_dir, config)
+        burn_in = BurnInSettings.from_mapping({**asdict(config.display), "contrast": prefs.contrast})
+        self.presenter = ScreenPresenter(display, prefs.language, burn_in, clock=clock)
+        self.app = Appliance(self.log, prefs, game_defaults(config), notices_for(problems, self.log),
+                             clock=clock, on_prefs=self._prefs_changed)
+        self._recorded = self._event_count()  # events of this game already reported
+        self._recorded_game = self.app.session.game_id if self.app.session is not None else None
+        self.control = self._bind_control(control_socket or config.export.socket)
+        self._next_watchdog = 0.0
+        self._watchdog_every = sdnotify.watchdog_interval()
+        self._status = ""
+        self._next_status = 0.0
+        self._next_retention = 0.0
+
+    # -- set-up helpers --------------------------------------------------------------------------------
+
+    def _bind_control(self, path: str) -> socket.socket | None:
+        from firmware.export.notify import bind_control_socket  # noqa: PLC0415
+
+        try:
+            return bind_control_socket(path)
+        except OSError as error:  # no runtime directory (a development run): no USB messages
+            log.warning("control socket %s unavailable (%s); USB export results will not be shown", path, error)
+            return None
+
+    def _prefs_changed(self, prefs: Prefs) -> None:
+        self.presenter.set_language(prefs.language)
+        self.presenter.settings = type(self.presenter.settings)(
+            **{**asdict(self.presenter.settings), "contrast": prefs.contrast})
+        self.presenter.activity()
+        save_prefs(self.state_dir, prefs)
+
+    def _event_count(self) -> int:
+        session = self.app.session
+        return session.events if session is not None else 0
+
+    # -- running ----------------------------------------------------------------------------------------
+
+    def request_stop(self, *_: Any) -> None:
+        self._stop = True
+
+    def install_signal_handlers(self) -> None:
+        signal.signal(signal.SIGTERM, self.request_stop)
+        signal.signal(signal.SIGINT, self.request_stop)
+
+    def run(self) -> int:
+        self.stats.loop_started = self.clock()
+        self._show()
+        self.step()  # the first camera attempt
+        sdnotify.ready(self.app.status())
+        log.info("ready: %s", self.app.status())
+        try:
+            while not self._stop:
+                if not self.step():
+                    break
+        finally:
+            self.shutdown()
+        return 0
+
+    def step(self) -> bool:
+        """One pass of the loop; False when a finite camera source has ended (and we exit then)."""
+        frame = self.camera.read()
+        shown_after: float | None = None
+        if frame is not None:
+            self.stats.frames += 1
+            self.frame_t = frame.t
+            started = time.perf_counter()
+            self.tracker.dice_count = self.app.expected_dice
+            events = self.tracker.feed(frame.image, frame.t)
+            decided = time.perf_counter()
+            for event in events:
+                data = translate(event, self.config.storage.jpeg_quality)
+                if data is not None:
+                    self._handle(data)
+                    if isinstance(data, ThrowSeen):
+                        shown_after = started
+                        self.presenter.activity()
+        else:
+            if self.exit_at_end and getattr(self.camera, "status", None) is not None \
+                    and self.camera.status.state == "ended":
+                return False
+            time.sleep(min(IDLE_SLEEP_S, max(0.0, self.camera.seconds_until_retry())) or IDLE_SLEEP_S)
+        self._camera_status()
+        for press in self.buttons.events():
+            self._handle(Press(press.button, press.kind, press.t))
+            self.presenter.activity()
+        self._drain_control()
+        now = self.clock()
+        self._handle(Tick(now))
+        self._show()
+        if shown_after is not None:
+            done = time.perf_counter()
+            self.stats.throws_shown.append(done - shown_after)
+            self.stats.settle_to_screen.append(done - decided)
+        self._housekeeping(now)
+        return True
+
+    def _handle(self, data: Any) -> None:
+        try:
+            self.app.handle(data)
+        except Exception:
+            # A bug must not take the bar's scorer down, nor leave the screen out of step
+            # with the log: start the machine afresh from the log, as after a restart.
+            log.exception("the state machine failed on %r; resuming from the event log", type(data).__name__)
+            self.app = Appliance(self.log, self.app.prefs, self.app.defaults, clock=self.clock,
+                                 on_prefs=self._prefs_changed)
+        count = self._event_count()
+        game_id = self.app.session.game_id if self.app.session is not None else None
+        if game_id != self._recorded_game:
+            self._recorded_game, self._recorded = game_id, 0
+        if count > self._recorded and self.app.session is not None:
+            for stored in self.log.events(self.app.session.game_id)[self._recorded:count]:
+                kind = stored.event["type"]
+                log.info("recorded game=%s seq=%d type=%s t=%.3f", self.app.session.game_id, stored.seq, kind,
+                         self.frame_t)
+                if self.on_record is not None:
+                    self.on_record(self.app.session.game_id, stored.seq, kind, self.frame_t)
+        self._recorded = count
+
+    def _camera_status(self) -> None:
+        status = getattr(self.camera, "status", None)
+        if status is None:
+            return
+        if status.state == "lost":
+            self._handle(CameraLost(status.message, self.camera.seconds_until_retry()))
+        elif status.state == "ok" and not self.app.camera_ok:
+            self._handle(CameraBack())
+
+    def _drain_control(self) -> None:
+        if self.control is None:
+            return
+        while True:
+            try:
+                data = self.control.recv(8192)
+            except (BlockingIOError, InterruptedError):
+                return
+            except OSError as error:
+                log.warning("control socket: %s", error)
+                return
+            try:
+                message = export_input(data)
+            except ValueError as error:
+                log.warning("control socket: dropped a message: %s", error)
+                continue
+            if message is not None:
+                self._handle(message)
+
+    def _show(self) -> None:
+        self.presenter.show(self.app.screen())
+        self.presenter.tick()
+
+    def _housekeeping(self, now: float) -> None:
+        if self._watchdog_every is not None and now >= self._next_watchdog:
+            sdnotify.watchdog()
+            self._next_watchdog = now + self._watchdog_every
+        if now >= self._next_status:
+            status = self.app.status()
+            if status != self._status:
+                sdnotify.status(status)
+                self._status = status
+            self._next_status = now + STATUS_EVERY_S
+        if now >= self._next_retention:
+            self._next_retention = now + RETENTION_EVERY_S
+            self.retention()
+
+    def retention(self) -> None:
+        from firmware.export import exported_game_ids  # noqa: PLC0415
+        from firmware.retention import prune_snapshots  # noqa: PLC0415
+
+        try:
+            prune_snapshots(self.log, exported_game_ids(self.state_dir), self.config.storage.retention_days,
+                            self.config.storage.disk_cap_mb)
+        except OSError as error:  # retention must never stop the game
+            log.warning("snapshot retention failed: %s", error)
+
+    def shutdown(self) -> None:
+        sdnotify.stopping("stopping")
+        log.info("stopping")
+        try:
+            self.presenter.show(stopped_screen())
+        except Exception as error:  # the display may be the reason we stop
+            log.warning("cannot show the stopped screen: %s", error)
+        self.log.close()
+        for part in (self.camera, self.buttons):
+            try:
+                part.close()
+            except Exception as error:
+                log.warning("closing %s: %s", part, error)
+        if self.control is not None:
+            self.control.close()
+        try:
+            self.display.close()
+        except Exception as error:
+            log.warning("closing the display: %s", error)
