@@ -69,3 +69,20 @@ def test_tilted_camera_sees_the_far_side_smaller():
     assert np.linalg.norm(far[1] - far[0]) < np.linalg.norm(near[1] - near[0])
     centre = cam.project(np.array([[319.5, 239.5, 0]], float))[0]
     assert np.allclose(centre, [319.5, 239.5])
+
+
+@pytest.mark.parametrize("value", range(1, 7))
+def test_resting_orientation_matches_a_flat_die_and_a_quarter_roll_brings_up_a_neighbour(value):
+    from vision.synth import resting_orientation, turned
+
+    flat = die_pose(DieSpec(value=value, center=(50, 50), size=40, angle=25))
+    same = die_pose(DieSpec(value=1, center=(50, 50), size=40, orientation=resting_orientation(value, 25)))
+    assert np.allclose(flat.rotation, same.rotation)
+    # roll over one of its bottom edges: about a horizontal axis along that edge
+    edge = (-np.sin(np.radians(25)), np.cos(np.radians(25)), 0.0)
+    rolled = die_pose(DieSpec(value=1, center=(50, 50), size=40, orientation=turned(resting_orientation(value, 25), edge, 90)))
+    assert rolled.top_value() not in (value, 7 - value)
+    assert rolled.top_tilt_deg() == pytest.approx(0.0, abs=1e-6)
+    half = die_pose(DieSpec(value=1, center=(50, 50), size=40,
+                            orientation=turned(resting_orientation(value, 25), edge, 30)))
+    assert half.top_tilt_deg() == pytest.approx(30.0)

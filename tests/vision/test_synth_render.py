@@ -148,6 +148,20 @@ def test_frames_with_noise_differ_elsewhere_only_by_noise():
     assert diff[where_moved].max() > 25
 
 
+def test_a_rolling_die_is_smeared_along_its_path_and_keeps_its_label():
+    still = DieSpec(value=4, center=(200, 150), size=50, angle=10, lift=10)
+    rolling = dataclasses.replace(still, motion_px=16, motion_deg=0)
+    a, b = render(plain_scene([still])), render(plain_scene([rolling]))
+    assert a.labels == b.labels
+    grey_a = cv2.cvtColor(a.image, cv2.COLOR_BGR2GRAY).astype(float)
+    grey_b = cv2.cvtColor(b.image, cv2.COLOR_BGR2GRAY).astype(float)
+    # the smear softens edges across the motion (x) far more than along it (y)
+    def edge(g, dx, dy):
+        return np.abs(cv2.Sobel(g, cv2.CV_64F, dx, dy)).sum()
+    assert edge(grey_b, 1, 0) < 0.7 * edge(grey_a, 1, 0)
+    assert edge(grey_b, 0, 1) > 0.8 * edge(grey_a, 0, 1)
+
+
 OPTION_MATRIX = [
     dict(background=kind, style=DIE_STYLES[k % 3], tilt=(0.0, 30.0)[k % 2], tray=k % 2 == 0,
          occluder=("hand", "arm", "cup", "ellipse", "polygon")[k % 5], blur=k % 3, jpeg=(None, 40, 90)[k % 3])

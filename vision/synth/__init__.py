@@ -8,7 +8,7 @@ A scene is a frozen SceneSpec: change dice or the seed with dataclasses.replace 
 the frames of a sequence; the tray, lights and camera are rendered once and cached.
 """
 
-from .geometry import COCKED_DEG
+from .geometry import COCKED_DEG, resting_orientation, turned
 from .manifest import write_manifest
 from .random_scene import random_background, random_die_look, random_lighting, random_occluder, random_scene
 from .renderer import FACE_NONE, FACE_OCCLUDER, FACE_SIDE, render
@@ -19,5 +19,5 @@ __all__ = [
     "BACKGROUND_KINDS", "COCKED_DEG", "DIE_STYLES", "FACE_NONE", "FACE_OCCLUDER", "FACE_SIDE", "OCCLUDER_KINDS",
     "BackgroundSpec", "BlurSpec", "CameraSpec", "DieLabel", "DieSpec", "Lamp", "LightingSpec", "Occluder",
     "Rendered", "SceneSpec", "TraySpec", "random_background", "random_die_look", "random_lighting",
-    "random_occluder", "random_scene", "render", "write_manifest",
+    "random_occluder", "random_scene", "render", "resting_orientation", "turned", "write_manifest",
 ]

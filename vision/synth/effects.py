@@ -3,13 +3,12 @@ blur, sensor noise and (in render) JPEG compression."""
 
 from __future__ import annotations
 
-import math
 
 import cv2
 import numpy as np
 
 from .base import Base
-from .filters import seeded_noise, wide_blur
+from .filters import disc_kernel, line_kernel, seeded_noise, wide_blur
 from .shapes import occluder_colour, occluder_mask
 from .spec import SceneSpec
 
@@ -47,31 +46,13 @@ def draw_occluders(frame: np.ndarray, face_map: np.ndarray, scene: SceneSpec, ba
         face_map[y0:y1, x0:x1][region >= 0.5] = FACE_OCCLUDER
 
 
-def _disc_kernel(radius: float) -> np.ndarray:
-    k = int(math.ceil(radius)) * 2 + 1
-    kernel = np.zeros((k, k), np.float32)
-    cv2.circle(kernel, (k // 2 * 16, k // 2 * 16), int(radius * 16), 1.0, -1, cv2.LINE_AA, 4)
-    return kernel / kernel.sum()
-
-
-def _line_kernel(length: float, angle_deg: float) -> np.ndarray:
-    n = int(math.ceil(length)) | 1
-    kernel = np.zeros((n, n), np.float32)
-    a = math.radians(angle_deg)
-    c, half = (n - 1) / 2, length / 2
-    p = (c - half * math.cos(a), c - half * math.sin(a))
-    q = (c + half * math.cos(a), c + half * math.sin(a))
-    cv2.line(kernel, (int(p[0] * 16), int(p[1] * 16)), (int(q[0] * 16), int(q[1] * 16)), 1.0, 1, cv2.LINE_AA, 4)
-    return kernel / kernel.sum()
-
-
 def camera_effects(frame: np.ndarray, scene: SceneSpec) -> np.ndarray:
     """Blur, sensor noise (seeded by scene.seed) and quantisation to uint8."""
     blur = scene.blur
     if blur.defocus_px > 0.3:
-        frame = cv2.filter2D(frame, -1, _disc_kernel(blur.defocus_px), borderType=cv2.BORDER_REFLECT)
+        frame = cv2.filter2D(frame, -1, disc_kernel(blur.defocus_px), borderType=cv2.BORDER_REFLECT)
     if blur.motion_px > 0.5:
-        frame = cv2.filter2D(frame, -1, _line_kernel(blur.motion_px, blur.motion_deg), borderType=cv2.BORDER_REFLECT)
+        frame = cv2.filter2D(frame, -1, line_kernel(blur.motion_px, blur.motion_deg), borderType=cv2.BORDER_REFLECT)
     if scene.noise_sigma > 0:
         noise = seeded_noise(frame.shape, scene.seed)
         # shot noise grows with the signal: sigma at mid-grey, half of it in the dark

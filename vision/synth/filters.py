@@ -51,3 +51,21 @@ def wide_blur(image: np.ndarray, sigma: float) -> np.ndarray:
     small = cv2.resize(image, (max(1, w // f), max(1, h // f)), interpolation=cv2.INTER_AREA)
     small = cv2.GaussianBlur(small, (0, 0), sigma / f)
     return cv2.resize(small, (w, h), interpolation=cv2.INTER_LINEAR)
+
+
+def disc_kernel(radius: float) -> np.ndarray:
+    k = int(math.ceil(radius)) * 2 + 1
+    kernel = np.zeros((k, k), np.float32)
+    cv2.circle(kernel, (k // 2 * 16, k // 2 * 16), int(radius * 16), 1.0, -1, cv2.LINE_AA, 4)
+    return kernel / kernel.sum()
+
+
+def line_kernel(length: float, angle_deg: float) -> np.ndarray:
+    n = int(math.ceil(length)) | 1
+    kernel = np.zeros((n, n), np.float32)
+    a = math.radians(angle_deg)
+    c, half = (n - 1) / 2, length / 2
+    p = (c - half * math.cos(a), c - half * math.sin(a))
+    q = (c + half * math.cos(a), c + half * math.sin(a))
+    cv2.line(kernel, (int(p[0] * 16), int(p[1] * 16)), (int(q[0] * 16), int(q[1] * 16)), 1.0, 1, cv2.LINE_AA, 4)
+    return kernel / kernel.sum()

@@ -168,7 +168,7 @@ def die_pose(die: DieSpec) -> DiePose:
         center = np.array([die.center[0], die.center[1], -a - die.lift])
         return DiePose(rotation, center, die.size)
     spin = rotation_about(np.array([0.0, 0, 1]), math.radians(die.angle))  # clockwise on the image
-    rotation = spin @ rotation_bringing(np.array(FACE_NORMALS[die.value], float), UP)
+    rotation = np.array(resting_orientation(die.value, die.angle)).reshape(3, 3)
     center = np.array([die.center[0], die.center[1], -a - die.lift])
     if die.cocked_deg:
         side = spin @ np.array([(1, 0, 0), (0, 1, 0), (-1, 0, 0), (0, -1, 0)][die.cocked_side % 4], float)
@@ -182,3 +182,17 @@ def die_pose(die: DieSpec) -> DiePose:
         rotation = tip @ rotation
         center = pivot + tip @ (center - pivot)
     return DiePose(rotation, center, die.size)
+
+
+def resting_orientation(value: int, angle_deg: float = 0.0) -> tuple[float, ...]:
+    """DieSpec.orientation of a die lying flat with `value` on top, turned `angle_deg`
+    clockwise on the image: a starting point for tumbling dice."""
+    spin = rotation_about(np.array([0.0, 0, 1]), math.radians(angle_deg))
+    return tuple(float(x) for x in (spin @ rotation_bringing(np.array(FACE_NORMALS[value], float), UP)).ravel())
+
+
+def turned(orientation: tuple[float, ...], axis: tuple[float, float, float], angle_deg: float) -> tuple[float, ...]:
+    """`orientation` turned by `angle_deg` about a world axis (x right, y down the image,
+    z into the tray) through the die's centre; e.g. a die rolling towards +x turns about +y."""
+    r = rotation_about(np.array(axis, float), math.radians(angle_deg)) @ np.array(orientation, float).reshape(3, 3)
+    return tuple(float(x) for x in r.ravel())

@@ -63,6 +63,8 @@ class DieSpec:
     corner_radius: float = 0.16  # rounding of the corners, fraction of the edge
     gloss: float = 0.5  # how strong the specular highlights of the lamps are
     texture_seed: int = 0  # marbling and surface grain
+    motion_px: float = 0.0  # motion blur of this die alone (rolling), length in image px
+    motion_deg: float = 0.0  # direction of that blur, image degrees
 
     def __post_init__(self) -> None:
         if self.orientation is None and not 1 <= self.value <= 6:

@@ -14,6 +14,7 @@ import cv2
 import numpy as np
 
 from .base import Base, irradiance
+from .filters import line_kernel
 from .geometry import Camera, DiePose, apply_homography, die_pose
 from .spec import DieSpec, Lamp
 from .textures import DieLook, face_texture, texture_size_for
@@ -89,10 +90,33 @@ def _build_sprite(die: DieSpec, base: Base, shadow_strength: float, ambient: flo
     pose = die_pose(die)
     shadow = _shadow(die, pose, base, shadow_strength)
     faces, top_pixels = _faces(die, pose, base, ambient)
-    return DieSprite(pose, shadow, _merge(faces, base.image.shape[:2]), top_face(die, pose, base.camera, top_pixels))
+    body = _merge(faces)
+    if body is not None and die.motion_px > 0.5:
+        body = _smear(body, die.motion_px, die.motion_deg, base.image.shape[:2])
+    return DieSprite(pose, shadow, body, top_face(die, pose, base.camera, top_pixels))
 
 
-def _merge(layers: list[Layer], shape: tuple[int, int]) -> Layer | None:
+def _smear(layer: Layer, length: float, angle_deg: float, shape: tuple[int, int]) -> Layer:
+    """Motion blur of a moving die: the average of the die drawn along its path. Blending is
+    linear in the frame underneath, so blurring `keep` and `add` does exactly that."""
+    h, w = shape
+    pad = int(math.ceil(length / 2)) + 1
+    x0, y0, x1, y1 = layer.roi
+    nx0, ny0, nx1, ny1 = max(0, x0 - pad), max(0, y0 - pad), min(w, x1 + pad), min(h, y1 + pad)
+    keep = np.ones((ny1 - ny0, nx1 - nx0, 3), np.float32)
+    add = np.zeros_like(keep)
+    sub = (slice(y0 - ny0, y1 - ny0), slice(x0 - nx0, x1 - nx0))
+    keep[sub] = layer.keep
+    add[sub] = layer.add
+    kernel = line_kernel(length, angle_deg)
+    keep = cv2.filter2D(keep, -1, kernel, borderType=cv2.BORDER_REPLICATE)
+    add = cv2.filter2D(add, -1, kernel, borderType=cv2.BORDER_CONSTANT)
+    owner = np.zeros(keep.shape[:2], np.uint8)
+    owner[sub] = layer.owner
+    return Layer((nx0, ny0, nx1, ny1), keep, add, owner)
+
+
+def _merge(layers: list[Layer]) -> Layer | None:
     """One layer doing what the layers do one after the other."""
     if not layers:
         return None
@@ -153,7 +177,9 @@ def _shadow(die: DieSpec, pose: DiePose, base: Base, strength: float) -> Layer |
     corners = pose.corners()
     s = lamp_pos[2] / (lamp_pos[2] - corners[:, 2])
     cast = lamp_pos[:2] + (corners[:, :2] - lamp_pos[:2]) * s[:, None]
-    hull = cv2.convexHull(np.vstack([cast, pose.footprint()]).astype(np.float32)).reshape(-1, 2)
+    # a die on the tray shades the tray under it too; one in the air only casts its shadow
+    outline = np.vstack([cast, pose.footprint()]) if die.lift <= 0.5 else cast
+    hull = cv2.convexHull(outline.astype(np.float32)).reshape(-1, 2)
     cast_img = apply_homography(to_image, hull)
     # the penumbra widens with the lamp's size and with the height of what casts it
     penumbra = 0.8 + lamp.radius * pose.size / max(lamp.height, 1.0)
