@@ -10,9 +10,8 @@ import numpy as np
 import pytest
 
 from vision.synth import (BACKGROUND_KINDS, DIE_STYLES, FACE_OCCLUDER, BackgroundSpec, BlurSpec, CameraSpec,
-                          DieSpec, Lamp, LightingSpec, Occluder, SceneSpec, TraySpec, random_scene, render)
-from vision.synth import base, sprites
-from vision.synth.textures import face_texture
+                          DieSpec, Lamp, LightingSpec, Occluder, SceneSpec, TraySpec, clear_caches, random_scene,
+                          render)
 
 FLAT_LIGHT = LightingSpec(ambient=1.0, shadow_strength=0.0)
 GREY_TABLE = BackgroundSpec("plastic", (120, 120, 120), texture=0.0)
@@ -39,9 +38,7 @@ def top_face_pips(image: np.ndarray, face_map: np.ndarray, index: int, dark_pips
 def test_the_same_scene_renders_the_same_pixels_even_with_cold_caches():
     scene = random_scene(np.random.default_rng(11), occluder_prob=1.0, cocked_prob=0.3)
     first = render(scene)
-    base._BASE_CACHE.clear()
-    sprites.clear_cache()
-    face_texture.cache_clear()
+    clear_caches()
     second = render(scene)
     assert np.array_equal(first.image, second.image)
     assert first.labels == second.labels

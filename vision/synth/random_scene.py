@@ -95,7 +95,7 @@ def random_background(rng: np.random.Generator, kinds: tuple[str, ...] = BACKGRO
 def random_lighting(rng: np.random.Generator, width: int, height: int, focal: float) -> LightingSpec:
     lamps = tuple(
         Lamp(x=float(width / 2 + rng.uniform(-0.9, 0.9) * width), y=float(height / 2 + rng.uniform(-0.9, 0.9) * height),
-             height=float(rng.uniform(1.5, 4.0) * focal), radius=float(rng.uniform(20, 150)),
+             height=float(rng.uniform(1.5, 4.0) * focal), radius=float(np.exp(rng.uniform(np.log(4), np.log(150)))),
              intensity=float(1.0 if k == 0 else rng.uniform(0.3, 1.0)))
         for k in range(int(rng.integers(1, 4)))
     )

@@ -12,15 +12,24 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from .base import base_layer
+from . import sprites
+from .base import _BASE_CACHE, base_layer
 from .effects import FACE_OCCLUDER, camera_effects, draw_occluders
 from .geometry import COCKED_DEG
 from .spec import DieLabel, DieSpec, Rendered, SceneSpec
+from .textures import face_texture
 from .sprites import OWN_SIDE, OWN_TOP, DieSprite, Layer, die_sprite
 
 FACE_SIDE = 250  # face_map value: a side face of some die
 FACE_NONE = 255  # face_map value: the tray
-__all__ = ["FACE_NONE", "FACE_OCCLUDER", "FACE_SIDE", "render"]
+__all__ = ["FACE_NONE", "FACE_OCCLUDER", "FACE_SIDE", "clear_caches", "render"]
+
+
+def clear_caches() -> None:
+    """Forget the cached trays, die sprites and face textures (to measure cold renders)."""
+    _BASE_CACHE.clear()
+    sprites.clear_cache()
+    face_texture.cache_clear()
 
 
 def _blend(frame: np.ndarray, layer: Layer) -> None:
