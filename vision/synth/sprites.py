@@ -15,9 +15,9 @@ import numpy as np
 
 from .base import Base, irradiance
 from .filters import line_kernel
-from .geometry import Camera, DiePose, apply_homography, die_pose
+from .geometry import FACE_AXES, Camera, DiePose, apply_homography, die_pose
 from .spec import DieSpec, Lamp
-from .textures import DieLook, face_texture, texture_size_for
+from .textures import DieLook, edge_weights, face_texture, texture_size_for
 
 Roi = tuple[int, int, int, int]  # x0, y0, x1, y1 (exclusive)
 
@@ -209,8 +209,12 @@ def _shadow(die: DieSpec, pose: DiePose, base: Base, strength: float) -> Layer |
 
 
 def _face_shade(pose: DiePose, value: int, lamps: tuple[Lamp, ...], ambient: float) -> float:
-    normal = pose.face_normal(value)[None]
-    centre = pose.face_center(value)[None]
+    return _shade(pose.face_center(value), pose.face_normal(value), lamps, ambient)
+
+
+def _shade(point: np.ndarray, normal: np.ndarray, lamps: tuple[Lamp, ...], ambient: float) -> float:
+    normal = normal[None]
+    centre = point[None]
     total = float(irradiance(centre, normal, lamps[0], ambient)[0])
     for lamp in lamps[1:]:  # fill lights: no ambient of their own, and softer
         fill = Lamp(lamp.x, lamp.y, lamp.height, lamp.radius, lamp.intensity * 0.3)
@@ -252,11 +256,43 @@ def _face_highlight(pose: DiePose, value: int, lamps: tuple[Lamp, ...], camera: 
     return total
 
 
-def _warp_face(look: DieLook, value: int, quad: np.ndarray, roi: Roi, pips_only: bool = False) -> np.ndarray:
+def _bevels(pose: DiePose, value: int, lamps: tuple[Lamp, ...], camera: Camera, ambient: float,
+            gloss: float) -> tuple[np.ndarray, np.ndarray]:
+    """Light on the rounded edges of a face, towards each side (top, right, bottom, left of
+    its texture): brightness relative to the flat face, and the lamps' specular glint."""
+    u, v = (pose.rotation @ np.array(axis, float) for axis in FACE_AXES[value])
+    normal = pose.face_normal(value)
+    centre = pose.face_center(value)
+    flat = max(_shade(centre, normal, lamps, ambient), 1e-3)
+    ratio, glint = np.ones(4, np.float32), np.zeros(4, np.float32)
+    for k, across in enumerate((-v, u, v, -u)):
+        bevel = normal + across
+        bevel /= np.linalg.norm(bevel)
+        point = centre + across * (pose.size / 2)
+        ratio[k] = _shade(point, bevel, lamps, ambient) / flat
+        view = camera.position - point
+        view /= np.linalg.norm(view)
+        for lamp in lamps:
+            light = np.array([lamp.x, lamp.y, -lamp.height]) - point
+            half = light / np.linalg.norm(light) + view
+            half /= np.linalg.norm(half)
+            glint[k] += gloss * lamp.intensity * 150 * max(0.0, float(np.dot(bevel, half))) ** 30
+    return ratio, glint
+
+
+def _warp_face(look: DieLook, value: int, quad: np.ndarray, roi: Roi, pips_only: bool = False,
+               bevels: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
     x0, y0, x1, y1 = roi
     edge = max(np.linalg.norm(quad[k] - quad[(k + 1) % 4]) for k in range(4))
     size = texture_size_for(edge)
     tex = face_texture(look, value, size, pips_only)
+    if bevels is not None:
+        ratio, glint = bevels
+        weights = edge_weights(size, look.corner_radius)
+        lit = tex.astype(np.float32)
+        lit[..., :3] *= (1 + weights @ (ratio - 1))[..., None]
+        lit[..., :3] += (weights @ glint)[..., None]
+        tex = lit
     src = np.array([[-0.5, -0.5], [size - 0.5, -0.5], [size - 0.5, size - 0.5], [-0.5, size - 0.5]], np.float32)
     m = cv2.getPerspectiveTransform(src, (quad - (x0, y0)).astype(np.float32))
     return cv2.warpPerspective(tex, m, (x1 - x0, y1 - y0), flags=cv2.INTER_LINEAR,
@@ -291,7 +327,8 @@ def _faces(die: DieSpec, pose: DiePose, base: Base, ambient: float) -> tuple[lis
         if roi is None:
             continue
         x0, y0, x1, y1 = roi
-        warped = _warp_face(look, value, quad, roi)
+        bevels = _bevels(pose, value, base.lamps, camera, ambient, die.gloss)
+        warped = _warp_face(look, value, quad, roi, bevels=bevels)
         alpha = warped[..., 3:4] * (1 / 255)
         colour = warped[..., :3] * (_face_shade(pose, value, base.lamps, ambient) * base.gain[y0:y1, x0:x1])
         glow = _face_highlight(pose, value, base.lamps, camera, die.gloss, roi)

@@ -119,10 +119,11 @@ def face_texture(look: DieLook, value: int, size: int, pips_only: bool = False) 
     grain = smooth_noise(rng, size, size, max(2.0, size / 10))
     body *= (1 + 0.012 * grain)[..., None]
 
-    # Rounded edges turn away from the light: darken a band along the rim of the face.
+    # Light reaches the very rim a little less (the rounded edges are shaded by the
+    # renderer from their own normals, see edge_weights).
     band = max(1.0, look.corner_radius * size * 0.8)
     edge = np.clip(_edge_distance(size) / band, 0, 1)
-    body *= (0.78 + 0.22 * (edge * edge * (3 - 2 * edge)))[..., None]
+    body *= (0.92 + 0.08 * (edge * edge * (3 - 2 * edge)))[..., None]
 
     pips = np.zeros((size, size), np.float32)
     shade = np.ones((size, size), np.float32)
@@ -149,6 +150,19 @@ def face_texture(look: DieLook, value: int, size: int, pips_only: bool = False) 
     alpha = coverage * pips if pips_only else coverage * (look.opacity + (1 - look.opacity) * pips)
     out = np.dstack([np.clip(colour, 0, 255), alpha * 255])
     return np.round(out).astype(np.uint8)
+
+
+@lru_cache(maxsize=64)
+def edge_weights(size: int, corner_radius: float) -> np.ndarray:
+    """How much each texel lies on the rounded edge towards each side of the face (top,
+    right, bottom, left in texture coordinates): float32 size x size x 4, 1 at the rim,
+    0 on the flat part."""
+    band = max(1.0, corner_radius * size * 0.8)
+    c = np.arange(size, dtype=np.float32) + 0.5
+    near = np.clip(1 - c / band, 0, 1) ** 2
+    far = near[::-1]
+    ones = np.ones(size, np.float32)
+    return np.stack([np.outer(near, ones), np.outer(ones, far), np.outer(far, ones), np.outer(ones, near)], axis=-1)
 
 
 def _contrast_colour(bgr: BGR) -> tuple[float, float, float]:
