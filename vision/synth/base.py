@@ -77,14 +77,21 @@ def _surface(spec: BackgroundSpec, camera: Camera, width: int, height: int, homo
                                borderMode=cv2.BORDER_REFLECT)
 
 
-def _fill(image: np.ndarray, polygon: np.ndarray, colour: np.ndarray | np.ndarray) -> None:
+def _fill(image: np.ndarray, polygon: np.ndarray, colour: np.ndarray) -> None:
     """Anti-aliased fill of a polygon (image px) with a colour or an image of colours."""
     h, w = image.shape[:2]
-    mask = np.zeros((h, w), np.uint8)
-    cv2.fillPoly(mask, [np.round(polygon * 16).astype(np.int32)], 255, cv2.LINE_AA, 4)
-    alpha = mask.astype(np.float32)[..., None] / 255
-    image *= 1 - alpha
-    image += alpha * colour
+    x0, y0 = np.clip(np.floor(polygon.min(axis=0)).astype(int) - 1, 0, None)
+    x1, y1 = np.minimum(np.ceil(polygon.max(axis=0)).astype(int) + 2, (w, h))
+    if x1 <= x0 or y1 <= y0:
+        return
+    mask = np.zeros((y1 - y0, x1 - x0), np.uint8)
+    cv2.fillPoly(mask, [np.round((polygon - (x0, y0)) * 16).astype(np.int32)], 255, cv2.LINE_AA, 4)
+    alpha = mask.astype(np.float32)[..., None] * (1 / 255)
+    if np.ndim(colour) == 3:
+        colour = colour[y0:y1, x0:x1]
+    region = image[y0:y1, x0:x1]
+    region *= 1 - alpha
+    region += alpha * colour
 
 
 def _build_base(scene: SceneSpec, key: tuple) -> Base:
@@ -101,8 +108,10 @@ def _build_base(scene: SceneSpec, key: tuple) -> Base:
     den = inv[2, 0] * xx + inv[2, 1] * yy + inv[2, 2]
     px = (inv[0, 0] * xx + inv[0, 1] * yy + inv[0, 2]) / den
     py = (inv[1, 0] * xx + inv[1, 1] * yy + inv[1, 2]) / den
-    pts = np.stack([px, py, np.zeros_like(px)], axis=-1).reshape(-1, 3)
-    lit = irradiance(pts, np.broadcast_to(UP, pts.shape), lamps[0], light.ambient).reshape(h, w)
+    key_lamp = lamps[0]
+    dist2 = (px - key_lamp.x) ** 2 + (py - key_lamp.y) ** 2 + np.float32(key_lamp.height ** 2)
+    # irradiance() for the tray's upward normal: cos = height / dist, fall-off (height / dist)^2
+    lit = light.ambient + (1 - light.ambient) * key_lamp.intensity * (np.float32(key_lamp.height ** 2) / dist2) ** 1.5
     image *= lit[..., None]
 
     if scene.tray is not None:
