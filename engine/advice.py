@@ -40,8 +40,9 @@ class TurnActions:
     rethrowable: the dice the next throw may include (all of them for the first throw;
     must_throw_all says the next throw must be of all dice). turnable: the dice that may be
     turned over now. may_cross_out: a box may be filled with 0 now. bank: spare throws
-    (goldene-fuenfzig), counted in max_throws. may_correct: the current throw's reading may
-    be corrected; may_undo: the last filled box may be taken back."""
+    (goldene-fuenfzig), counted in max_throws. may_correct / may_undo_throw: the current
+    throw's reading may be corrected / the throw taken back; may_undo: the last filled box
+    may be taken back."""
 
     player: int
     finished: bool
@@ -57,6 +58,7 @@ class TurnActions:
     may_cross_out: bool
     bank: int
     may_correct: bool
+    may_undo_throw: bool
     may_undo: bool
 
 
@@ -82,13 +84,14 @@ def turn_actions(state: GameState) -> TurnActions:
     must_turn = not finished and thrown and turn_over_required(rules, turn)
     may_fill = not finished and thrown and not must_turn
     options = score_options(state) if may_fill else []
+    throw_may_change = thrown and (not finished or (state.instant_win is not None and state.instant_win.at == "throw"))
     return TurnActions(
         player=turn.player, finished=finished, throw_number=turn.throw_number, max_throws=state.max_throws,
         may_throw=may_throw, must_throw_all=may_throw and not thrown, rethrowable=rethrowable,
         must_turn=must_turn, may_turn=may_turn, turnable=turnable, may_fill=may_fill,
         may_cross_out=any(o.allowed and o.points == 0 for o in options),
         bank=state.banks[turn.player] if rules.spare_throw_bank else 0,
-        may_correct=thrown and (not finished or (state.instant_win is not None and state.instant_win.at == "throw")),
+        may_correct=throw_may_change, may_undo_throw=throw_may_change,
         may_undo=state.undo_point is not None,
     )
 

@@ -176,4 +176,8 @@ class NothingToUndo(RuleError):
     rule = "undo_needs_a_fill"
 
 
+class NoThrowToUndo(RuleError):
+    rule = "undo_throw_needs_a_throw"
+
+
 __all__ = [name for name, value in dict(globals()).items() if isinstance(value, type) and issubclass(value, RuleError)]

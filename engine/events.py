@@ -36,6 +36,9 @@ verifies the shape of any event (field names and types) before the fold applies 
                        values: [int]        the dice of the current throw as they show now
                                             (a die turned over shows its turned face); replaces
                                             the camera's reading, before any box is filled
+    throw_undone       player: int          takes back the last throw of the current turn (one
+                                            the tracker saw but nobody made: a nudge, a bump);
+                                            dice turned over after it go with it
     turn_undone        (no fields)          takes back the last filled box (of whichever
                                             player): the game returns to the moment before it
                                             was filled, dice showing; anything after it is
@@ -57,6 +60,7 @@ DIE_TURNED = "die_turned"
 CATEGORY_SCORED = "category_scored"
 CATEGORY_SCRATCHED = "category_scratched"
 READING_CORRECTED = "reading_corrected"
+THROW_UNDONE = "throw_undone"
 TURN_UNDONE = "turn_undone"
 
 
@@ -100,6 +104,7 @@ SCHEMA: dict[str, dict[str, tuple[Callable[[Any], bool], bool]]] = {
     CATEGORY_SCORED: {"player": (_is_int, True), "category": (_is_str, True), "points": (_is_int, False)},
     CATEGORY_SCRATCHED: {"player": (_is_int, True), "category": (_is_str, True)},
     READING_CORRECTED: {"player": (_is_int, True), "values": (_is_int_list, True)},
+    THROW_UNDONE: {"player": (_is_int, True)},
     TURN_UNDONE: {},
 }
 
@@ -164,6 +169,10 @@ def category_scratched(player: int, category: str) -> dict[str, Any]:
 
 def reading_corrected(player: int, values: Sequence[int]) -> dict[str, Any]:
     return _event(READING_CORRECTED, player=player, values=list(values))
+
+
+def throw_undone(player: int) -> dict[str, Any]:
+    return _event(THROW_UNDONE, player=player)
 
 
 def turn_undone() -> dict[str, Any]:

@@ -17,7 +17,7 @@ from engine.dice import opposite
 from engine.errors import (
     BadDieValue, BadPartnerships, BadPlayers, BadStake, CategoryFilled, CategoryNotOpenYet, CrossingOutNotAllowed,
     DieAlreadyTurned, FirstThrowNotAllDice, GameAlreadyStarted, GameNotStarted, GameOver, HeldDieChanged,
-    LockedDieRethrown, MalformedEvent, NoThrowYet, NothingThrown, NothingToCorrect, NothingToUndo, PointsMismatch,
+    LockedDieRethrown, MalformedEvent, NoThrowToUndo, NoThrowYet, NothingThrown, NothingToCorrect, NothingToUndo, PointsMismatch,
     RollOffMismatch, RuleError, SecondTurnMustImprove, ThrowAfterTurnOver, TooManyThrows, TooManyTurnedDice, TurnedDieNotOpposite, TurningNotInGame,
     TurnRequired, TurnTooEarly, UnknownCategory, WrongDiceCount, WrongPlayer,
 )
@@ -83,6 +83,8 @@ def apply(state: GameState, event: Mapping[str, Any]) -> GameState:
         return _undo(state)
     if kind == ev.READING_CORRECTED:
         return _correct(state, event["player"], event["values"])
+    if kind == ev.THROW_UNDONE:
+        return _undo_throw(state, event["player"])
     _check_playing(state, event["player"])
     if kind == ev.THROW:
         return _throw(state, event["values"], event["thrown"])
@@ -235,11 +237,28 @@ def _turn_over(state: GameState, die: int, value: int) -> GameState:
     return dataclasses.replace(state, turn=dataclasses.replace(turn, turned=turn.turned + (die,)))
 
 
-def _correct(state: GameState, player: int, values: Sequence[int]) -> GameState:
-    turn = state.turn
+def _check_throw_may_change(state: GameState, player: int) -> None:
+    """A correction or an undone throw is allowed during the turn, and after an instant win
+    made by the dice of this turn's last throw (the reading may have been wrong)."""
     if state.finished and not (state.instant_win is not None and state.instant_win.at == "throw"):
         raise GameOver(_game_over_message(state))
     _check_player(state, player)
+
+
+def _undo_throw(state: GameState, player: int) -> GameState:
+    turn = state.turn
+    _check_throw_may_change(state, player)
+    if not turn.throws:
+        raise NoThrowToUndo("there is no throw to undo this turn")
+    earlier = Turn(turn.player, turn.throws[:-1])
+    if not earlier.throws:
+        return dataclasses.replace(state, turn=earlier, instant_win=None)
+    return _after_throw(state, earlier)
+
+
+def _correct(state: GameState, player: int, values: Sequence[int]) -> GameState:
+    turn = state.turn
+    _check_throw_may_change(state, player)
     if not turn.throws:
         raise NothingToCorrect("there is no throw to correct this turn")
     showing = _check_dice(state, values)

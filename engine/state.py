@@ -106,6 +106,12 @@ class GameState:
     instant_win: InstantWin | None = None
     undo_point: "GameState | None" = field(default=None, repr=False)
 
+    def __copy__(self) -> "GameState":
+        return self  # immutable
+
+    def __deepcopy__(self, memo: dict) -> "GameState":
+        return self
+
     @property
     def current_player(self) -> int:
         return self.turn.player

@@ -328,3 +328,31 @@ def test_the_roll_off_can_be_recorded_and_must_agree_with_the_order_of_play() ->
         engine.new_game("generala", ["A", "B"], roll_off={"A": [[1, 2, 3, 4, 5]]})
     tied_then_settled = {"A": [[1, 2, 3, 4, 5], [6, 6, 6, 6, 6]], "B": [[5, 4, 3, 2, 1], [1, 1, 1, 1, 1]]}
     assert engine.new_game("generala", ["B", "A"], roll_off=tied_then_settled)["roll_off"] == tied_then_settled
+
+
+def test_a_throw_nobody_made_can_be_taken_back() -> None:
+    state = play("cacho", ["Ana", "Bea"], ev.throw(0, [1, 1, 2, 2, 4]), ev.throw(0, [1, 1, 2, 2, 5], [4]),
+                 ev.die_turned(0, 4, 2))
+    back = engine.apply(state, ev.throw_undone(0))
+    assert back == play("cacho", ["Ana", "Bea"], ev.throw(0, [1, 1, 2, 2, 4]))
+    assert engine.turn_actions(back).may_throw
+    first = engine.apply(back, ev.throw_undone(0))
+    assert first.turn.throw_number == 0 and not engine.turn_actions(first).may_undo_throw
+    with pytest.raises(engine.NoThrowToUndo):
+        engine.apply(first, ev.throw_undone(0))
+    with pytest.raises(engine.WrongPlayer):
+        engine.apply(state, ev.throw_undone(1))
+
+
+def test_an_instant_win_by_a_throw_nobody_made_is_taken_back_with_it() -> None:
+    won = play("generala", ["Ana", "Bea"], ev.throw(0, [6, 6, 6, 6, 6]))
+    assert won.finished and engine.turn_actions(won).may_undo_throw
+    back = engine.apply(won, ev.throw_undone(0))
+    assert not back.finished and back.turn.throw_number == 0
+
+
+def test_a_state_is_immutable_so_copies_are_itself() -> None:
+    import copy
+
+    state = play("generala", ["Ana"], ev.throw(0, [6, 6, 6, 6, 5]))
+    assert copy.deepcopy(state) is state and copy.copy(state) is state

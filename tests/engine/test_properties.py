@@ -41,9 +41,11 @@ def legal_event(data, state: engine.GameState) -> dict:
         choices.append("fill")
     if actions.may_correct:
         choices.append("correct")
+    if actions.may_undo_throw:
+        choices.append("undo_throw")
     if actions.may_undo:
         choices.append("undo")
-    weights = {"throw": 6, "turn": 2, "fill": 6, "correct": 1, "undo": 1}
+    weights = {"throw": 6, "turn": 2, "fill": 6, "correct": 1, "undo_throw": 1, "undo": 1}
     choice = data.draw(st.sampled_from([c for c in choices for _ in range(weights[c])]))
     dice = st.integers(1, 6)
     n = state.rules.dice
@@ -64,6 +66,8 @@ def legal_event(data, state: engine.GameState) -> dict:
         return ev.category_scored(player, option.category, option.points)
     if choice == "correct":
         return ev.reading_corrected(player, [data.draw(dice) for _ in range(n)])
+    if choice == "undo_throw":
+        return ev.throw_undone(player)
     return ev.turn_undone()
 
 
@@ -101,7 +105,7 @@ def play_to_the_end(data, game_id: str) -> tuple[list[dict], engine.GameState]:
     undos = 0
     while not state.finished:
         event = legal_event(data, state)
-        if event["type"] == "turn_undone":
+        if event["type"] in ("turn_undone", "throw_undone"):
             undos += 1
             if undos > 3:
                 continue
@@ -137,6 +141,7 @@ random_events = st.one_of(
     st.builds(lambda p, c: ev.category_scratched(p, c), any_int, st.sampled_from(["ones", "four_of_a_kind", "x"])),
     st.builds(lambda p, vs: ev.reading_corrected(p, vs), any_int, st.lists(any_int, max_size=6)),
     st.just(ev.turn_undone()),
+    st.builds(ev.throw_undone, any_int),
     st.dictionaries(st.sampled_from(["type", "v", "player", "values", "thrown", "die", "category"]),
                     st.one_of(st.integers(-1, 3), st.text(max_size=3), st.lists(any_int, max_size=3), st.none())),
 )
