@@ -147,3 +147,16 @@ def test_scenes_are_plain_values_that_replace_works_on():
     moved = dataclasses.replace(scene.dice[0], center=(scene.dice[0].center[0] + 5, scene.dice[0].center[1]))
     frame = dataclasses.replace(scene, dice=(moved, *scene.dice[1:]), seed=1)
     assert frame.background == scene.background and frame != scene
+
+
+def test_cli_bench_prints_render_times(capsys):
+    from vision.synth.timing import run_bench
+
+    lines = run_bench(scenes=1, frames=2, width=200, height=150)
+    assert len(lines) == 6 and all("ms CPU" in line for line in lines[1:])
+
+
+def test_cli_needs_an_output_folder_unless_benching():
+    with pytest.raises(SystemExit) as exit_info:
+        synth_main(["--n", "1"])
+    assert exit_info.value.code == 2

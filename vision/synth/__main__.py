@@ -1,4 +1,5 @@
-"""`python -m vision.synth --out DIR --n 200 --seed 1`: write random scenes and a manifest."""
+"""`python -m vision.synth --out DIR --n 200 --seed 1`: write random scenes and a manifest.
+`python -m vision.synth --bench`: print how long rendering takes."""
 
 from __future__ import annotations
 
@@ -12,7 +13,8 @@ from .manifest import write_manifest
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m vision.synth",
                                      description="Render random dice scenes with a manifest.jsonl of their labels.")
-    parser.add_argument("--out", required=True, help="folder to write images/ and manifest.jsonl into")
+    parser.add_argument("--out", help="folder to write images/ and manifest.jsonl into")
+    parser.add_argument("--bench", action="store_true", help="time rendering instead of writing scenes")
     parser.add_argument("--n", type=int, default=200, help="number of scenes (default 200)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--width", type=int, default=640)
@@ -26,6 +28,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--occluders", type=float, default=0.0, help="chance of a hand or cup in view (default 0)")
     parser.add_argument("--split", default="test", help="split name written in the manifest (default test)")
     args = parser.parse_args(argv)
+    if args.bench:
+        from .timing import run_bench
+
+        for line in run_bench(width=args.width, height=args.height):
+            print(line)
+        return 0
+    if not args.out:
+        parser.error("--out DIR is needed (or --bench)")
     if args.n < 0 or args.dice < 0 or not 0 < args.min_size <= args.max_size:
         parser.error("need --n >= 0, --dice >= 0 and 0 < --min-size <= --max-size")
     start = time.perf_counter()
