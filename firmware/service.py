@@ -133,19 +133,33 @@ def export_input(data: bytes) -> Any:
 
 @dataclass
 class Stats:
-    """What `cubilete bench appliance` reads after a run."""
+    """What `cubilete bench appliance` reads after a run (`cubilete run --stats-out FILE`)."""
 
     frames: int = 0
-    loop_started: float = 0.0
+    tracker_failures: int = 0
+    wall_s: float = 0.0  # the loop's wall time
+    cpu_s: float = 0.0  # the process's CPU time during the loop
+    peak_rss_mb: float = 0.0
     throws_shown: list[float] = field(default_factory=list)  # frame in -> options on screen, seconds
     settle_to_screen: list[float] = field(default_factory=list)  # event out of the tracker -> screen
+
+    def write(self, path: Path) -> None:
+        path.write_text(json.dumps(asdict(self)), encoding="utf-8")
+
+
+def peak_rss_mb() -> float:
+    """This process's peak resident memory (Linux reports ru_maxrss in KiB)."""
+    import resource  # noqa: PLC0415
+
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 class Service:
     def __init__(self, config: Config, problems: list[ConfigProblem], state_dir: Path, camera: Any,
                  display: Any, buttons: Any, tracker: Any, *, clock: Callable[[], float] = time.monotonic,
                  control_socket: str | None = None, exit_at_end: bool = False,
-                 on_record: Callable[[str, int, str, float], None] | None = None) -> None:
+                 on_record: Callable[[str, int, str, float], None] | None = None,
+                 tracker_factory: Callable[[], Any] | None = None) -> None:
         from firmware.ui.presenter import BurnInSettings, ScreenPresenter  # noqa: PLC0415
 
         self.config = config
@@ -154,6 +168,7 @@ class Service:
         self.display = display
         self.buttons = buttons
         self.tracker = tracker
+        self._new_tracker = tracker_factory or type(tracker)
         self.clock = clock
         self.exit_at_end = exit_at_end
         self.on_record = on_record
@@ -209,16 +224,19 @@ class Service:
         signal.signal(signal.SIGINT, self.request_stop)
 
     def run(self) -> int:
-        self.stats.loop_started = self.clock()
         self._show()
         self.step()  # the first camera attempt
         sdnotify.ready(self.app.status())
         log.info("ready: %s", self.app.status())
+        wall, cpu = time.perf_counter(), time.process_time()
         try:
             while not self._stop:
                 if not self.step():
                     break
         finally:
+            self.stats.wall_s = time.perf_counter() - wall
+            self.stats.cpu_s = time.process_time() - cpu
+            self.stats.peak_rss_mb = peak_rss_mb()
             self.shutdown()
         return 0
 
@@ -230,10 +248,10 @@ class Service:
             self.stats.frames += 1
             self.frame_t = frame.t
             started = time.perf_counter()
-            self.tracker.dice_count = self.app.expected_dice
-            events = self.tracker.feed(frame.image, frame.t)
+            events = self._track(frame)
             decided = time.perf_counter()
             for event in events:
+                log.debug("tracker: %s", event.describe())
                 data = translate(event, self.config.storage.jpeg_quality)
                 if data is not None:
                     self._handle(data)
@@ -259,6 +277,19 @@ class Service:
             self.stats.settle_to_screen.append(done - decided)
         self._housekeeping(now)
         return True
+
+    def _track(self, frame: Any) -> list[Any]:
+        self.tracker.dice_count = self.app.expected_dice
+        try:
+            return self.tracker.feed(frame.image, frame.t)
+        except Exception:
+            # A bug in the vision code must not stop the scorer (nor crash-loop it under
+            # systemd): log it, start a fresh tracker, and carry on with the next frame.
+            self.stats.tracker_failures += 1
+            if self.stats.tracker_failures <= 3:
+                log.exception("the throw tracker failed on a frame; starting a fresh one")
+            self.tracker = self._new_tracker()
+            return []
 
     def _handle(self, data: Any) -> None:
         try:

@@ -127,6 +127,7 @@ class Appliance:
         return self._flash if self.now < self._flash_until else None
 
     def flash(self, label: Label, seconds: float = FLASH_S) -> None:
+        log.info("message: %s", getattr(label, "en", label))
         self._flash = label
         self._flash_until = self.now + seconds
 

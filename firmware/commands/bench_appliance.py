@@ -1,16 +1,98 @@
-"""`cubilete bench appliance`: not built yet."""
+"""`cubilete bench appliance`: the service's memory, reaction time and idle CPU, measured on
+the real run loop (`cubilete run` in a subprocess: replay camera, reader, tracker, state
+machine, UI rendered to luma's dummy display, event log).
+
+- peak RSS of the service during a scripted game (target <= 150 MB);
+- from the frame that settles a throw to its options on the screen (target <= 300 ms);
+- CPU while waiting for a throw: an idle tray replayed in real time at 30 fps, the loop's
+  process CPU time over its wall time (target <= 25 % of one core).
+"""
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
+import statistics
+import subprocess
 import sys
+import tempfile
+import time
+from pathlib import Path
+
+TARGET_RSS_MB = 150.0
+TARGET_LATENCY_MS = 300.0
+TARGET_CPU = 0.25
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser("appliance", help="(not built yet)")
+    parser = subparsers.add_parser("appliance", help="the service's peak memory, throw-to-screen latency, idle CPU")
+    parser.add_argument("--seed", type=int, default=2026, help="seed of the synthetic sessions")
+    parser.add_argument("--idle-seconds", type=float, default=20.0, help="length of the idle-tray replay")
+    parser.add_argument("--keep", metavar="DIR", help="keep the sessions and logs in DIR")
     parser.set_defaults(handler=run)
 
 
+def _service(work: Path, name: str, camera: str, buttons: str) -> tuple[dict, float, int]:
+    """Run `cubilete run` on a replay; its statistics, wall time and exit code."""
+    stats = work / f"{name}-stats.json"
+    config = work / "bench.toml"
+    config.write_text('[game]\norder = "fixed"\nstake_per_point = 0.5\n', encoding="utf-8")
+    command = [sys.executable, "-m", "firmware.cli", "run", "--config", str(config), "--camera", camera,
+               "--buttons", buttons, "--display", "dummy", "--state-dir", str(work / f"{name}-state"),
+               "--socket", str(work / f"{name}.sock"), "--exit-at-end", "--stats-out", str(stats),
+               "--log-level", "warning"]
+    started = time.perf_counter()
+    with open(work / f"{name}.log", "w", encoding="utf-8") as log:
+        code = subprocess.call(command, stdout=log, stderr=subprocess.STDOUT)
+    wall = time.perf_counter() - started
+    data = json.loads(stats.read_text(encoding="utf-8")) if stats.exists() else {}
+    return data, wall, code
+
+
 def run(args: argparse.Namespace) -> int:
-    print("cubilete bench appliance: not built yet", file=sys.stderr)
-    return 2
+    from firmware.demo import DEMO_GAME
+    from firmware.scripted_game import make_scripted_session
+    from vision.session_synth import SessionConfig
+
+    with tempfile.TemporaryDirectory(prefix="cubilete-bench-") as temporary:
+        work = Path(args.keep or temporary)
+        work.mkdir(parents=True, exist_ok=True)
+        print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f} at start")
+
+        print("rendering the sessions (seeded) ...", flush=True)
+        game = make_scripted_session(work / "game", DEMO_GAME, args.seed, SessionConfig(think_s=(1.8, 2.2)))
+        idle = make_scripted_session(work / "idle", [{"pause": args.idle_seconds}], args.seed,
+                                     SessionConfig(fps=30.0, still_fps=None))
+
+        print("a scripted game through `cubilete run` ...", flush=True)
+        stats, wall, code = _service(work, "game", f"replay:{game.session}", f"script:{game.buttons}")
+        if code != 0 or not stats:
+            print(f"the service failed (exit {code}); see {work / 'game.log'}", file=sys.stderr)
+            return 1
+        latencies = [1000 * s for s in stats["throws_shown"]]
+        print(f"  frames: {stats['frames']} in {stats['wall_s']:.1f} s (replayed as fast as it runs)")
+        print(f"  peak RSS: {stats['peak_rss_mb']:.1f} MB (target <= {TARGET_RSS_MB:.0f} MB)")
+        if latencies:
+            print(f"  throw settled -> options on screen: median {statistics.median(latencies):.0f} ms, "
+                  f"max {max(latencies):.0f} ms over {len(latencies)} throws "
+                  f"(target <= {TARGET_LATENCY_MS:.0f} ms)")
+            after = [1000 * s for s in stats["settle_to_screen"]]
+            print(f"    of which after the tracker's decision (record, snapshot, screen): "
+                  f"median {statistics.median(after):.0f} ms, max {max(after):.0f} ms")
+        else:
+            print("  no throw was seen: no latency measured")
+
+        print(f"an idle tray at 30 fps in real time for {args.idle_seconds:.0f} s ...", flush=True)
+        stats, wall, code = _service(work, "idle", f"replay:{idle.session}?realtime", "none")
+        if code != 0 or not stats:
+            print(f"the service failed (exit {code}); see {work / 'idle.log'}", file=sys.stderr)
+            return 1
+        cpu = stats["cpu_s"] / stats["wall_s"] if stats["wall_s"] else 0.0
+        fps = stats["frames"] / stats["wall_s"] if stats["wall_s"] else 0.0
+        print(f"  CPU while waiting for a throw: {100 * cpu:.1f} % of one core "
+              f"({stats['cpu_s']:.2f} s CPU over {stats['wall_s']:.1f} s, {fps:.1f} frames/s; "
+              f"target <= {100 * TARGET_CPU:.0f} %)")
+        print(f"  peak RSS: {stats['peak_rss_mb']:.1f} MB")
+        print(f"load average {os.getloadavg()[0]:.2f} at the end (other work on this machine skews timings)")
+    return 0

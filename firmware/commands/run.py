@@ -27,6 +27,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--state-dir", metavar="DIR", help="event log and snapshots (default from the config)")
     parser.add_argument("--socket", metavar="PATH", help="control socket for USB export results")
     parser.add_argument("--exit-at-end", action="store_true", help="stop when a replayed session ends")
+    parser.add_argument("--stats-out", metavar="FILE", help="write loop statistics as JSON at exit (benchmarks)")
     parser.add_argument("--log-level", default="info", choices=("debug", "info", "warning", "error"))
     parser.set_defaults(handler=run)
 
@@ -79,4 +80,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"cubilete run: error: {error}", file=sys.stderr)
         return 2
     service.install_signal_handlers()
-    return service.run()
+    code = service.run()
+    if args.stats_out:
+        service.stats.write(Path(args.stats_out))
+    return code

@@ -164,3 +164,15 @@ def test_bad_camera_spec_is_a_usage_error(tmp_path: Path) -> None:
     from firmware.cli import main
 
     assert main(["run", "--camera", "webcam", "--state-dir", str(tmp_path)]) == 2
+
+
+class BrokenTracker(FakeTracker):
+    def feed(self, frame: np.ndarray, t: float) -> list[Any]:
+        raise RuntimeError("a bug in the vision code")
+
+
+def test_a_failing_tracker_does_not_stop_the_service(tmp_path: Path) -> None:
+    service = make_service(tmp_path, BrokenTracker(), MENU_TO_GAME, frames=30)
+    assert service.run() == 0
+    assert service.stats.tracker_failures == 30
+    assert isinstance(service.app.screen(), TurnScreen)  # the buttons still work

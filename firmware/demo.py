@@ -1,0 +1,149 @@
+"""`cubilete demo` (what `make demo` runs): a two-player Generala game played through the
+whole device.
+
+A seeded synthetic session of the game (vision.session_synth, in ./demo-state/session) is
+replayed as the camera through the real reader and throw tracker into the service's state
+machine and event log; the presses come from a button script on the session's clock; the
+OLED is drawn in the terminal. At the end the final table is printed and the game's logs
+are exported to ./demo-export/ with the USB exporter's code (its ledger in ./demo-state/).
+
+The game: J1 throws a straight on the first throw (served, 25); J2 throws with a cocked
+die (refused: rethrow it), sets two fives aside, rethrows, keeps three fives and scores
+them (15); J1 throws five fours at once: generala servida, an instant win. At 0.50 a point
+J2 pays J1 (25 - 15) x 0.50 = 5.00.
+"""
+
+from __future__ import annotations
+
+import logging
+import shutil
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TextIO
+
+DEMO_SEED = 2026
+
+DEMO_GAME: list[dict[str, Any]] = [
+    {"throw": [2, 3, 4, 5, 6], "press": ["ok", "ok"]},  # J1: straight, served: 25
+    {"clear": True},
+    {"throw": [5, 5, 2, 6, 3], "cocked": [3]},  # J2: a die lands cocked: rethrow it
+    {"throw": [None, None, None, 1, None]},
+    {"throw": [None, None, 5, 4, 1]},  # the two fives stay, three dice again
+    {"throw": [None, None, None, 2, 3], "press": ["ok", "ok"]},  # three fives: 15
+    {"clear": True},
+    {"throw": [4, 4, 4, 4, 4], "press": ["ok"]},  # J1: generala servida wins at once; OK closes
+]
+
+# The shortest whole game: one throw, an instant win (the test suite runs this one).
+QUICK_GAME: list[dict[str, Any]] = [
+    {"throw": [6, 6, 6, 6, 6], "press": ["ok"]},
+]
+
+DEMO_CONFIG = """\
+[device]
+name = "demo"
+language = "{language}"
+[game]
+game = "generala"
+players = 2
+order = "fixed"
+stake_per_point = 0.5
+currency = "$"
+"""
+
+
+@dataclass(frozen=True)
+class DemoResult:
+    finished: bool
+    table: str
+    export_line: str
+
+
+def session_config() -> Any:
+    from vision.session_synth import SessionConfig
+
+    # Players take about two seconds to look at the screen and press; no camera frames are
+    # needed at 30 fps while nothing moves.
+    return SessionConfig(still_fps=10.0, think_s=(1.8, 2.2), lead_in_s=1.2)
+
+
+def final_table(state_dir: Path) -> tuple[bool, str]:
+    """The last game in the log as text: totals, winners, who pays whom."""
+    import engine
+    from firmware.eventlog import EventLog
+
+    with EventLog.open(state_dir) as log:
+        games = log.games()
+        if not games:
+            return False, "no game was played"
+        record = games[-1]
+        state = engine.replay(e.event for e in log.events(record.game_id))
+    lines = [f"{state.game.name_en} ({record.game_id})"]
+    order = sorted(range(len(state.players)), key=lambda p: -state.totals[p])
+    for p in order:
+        mark = "  winner" if p in state.winners else ""
+        lines.append(f"  {state.players[p]:<8} {state.totals[p]:>4}{mark}")
+    if state.instant_win is not None:
+        lines.append(f"  {state.players[state.instant_win.player]} won at once: {state.instant_win.name_en}")
+    if state.finished:
+        stake = state.stake
+        for payment in engine.settlement(state):
+            payers = ", ".join(state.players[p] for p in payment.payers)
+            payees = ", ".join(state.players[p] for p in payment.payees)
+            lines.append(f"  {payers} pays {payees} {payment.amount} "
+                         f"({payment.points} points at {stake} a point)")
+    else:
+        lines.append("  the game did not reach its end")
+    return state.finished, "\n".join(lines)
+
+
+def run_demo(state_dir: Path, export_dir: Path, *, quick: bool = False, interactive: bool = False,
+             language: str = "es", out: TextIO = sys.stdout, seed: int = DEMO_SEED) -> DemoResult:
+    import tomllib
+
+    import cv2
+
+    from firmware.config import config_from_dict
+    from firmware.export.exporter import export_games
+    from firmware.scripted_game import make_scripted_session
+    from firmware.service import Service
+    from hardware.buttons import KeyboardButtons, ScriptedButtons
+    from hardware.camera import Backoff, ReplayCamera, ResilientCamera
+    from hardware.display import TerminalDisplay
+    from vision.tracker import ThrowTracker
+
+    cv2.setNumThreads(1)
+    for folder in (state_dir, export_dir):
+        shutil.rmtree(folder, ignore_errors=True)
+        folder.mkdir(parents=True)
+    game = QUICK_GAME if quick else DEMO_GAME
+    print(f"Rendering the demo session (seed {seed}) into {state_dir / 'session'} ...", file=out, flush=True)
+    scripted = make_scripted_session(state_dir, game, seed, session_config())
+
+    config, problems = config_from_dict(tomllib.loads(DEMO_CONFIG.format(language=language)))
+    assert not problems, problems
+    camera = ResilientCamera(lambda: ReplayCamera(scripted.session, realtime=interactive),
+                             backoff=Backoff(initial=0.1))
+    holder: dict[str, Service] = {}
+    if interactive:
+        buttons: Any = KeyboardButtons()
+    else:
+        buttons = ScriptedButtons(scripted.presses, clock=lambda: holder["s"].frame_t if "s" in holder else 0.0)
+        buttons.start(0.0)
+    service = Service(config, [], state_dir, camera, TerminalDisplay(out), buttons, ThrowTracker(),
+                      control_socket=str(state_dir / "control.sock"), exit_at_end=True)
+    holder["s"] = service
+    print("Replaying it through the reader, tracker, game engine and screen:", file=out, flush=True)
+    service.run()
+
+    finished, table = final_table(state_dir)
+    print("\nFinal table:\n" + table, file=out)
+    result = export_games(state_dir, export_dir, "demo", all_games=True, language=language)
+    line = result.summary_line(str(export_dir))
+    print(line[0].upper() + line[1:], file=out)
+    return DemoResult(finished, table, line)
+
+
+def quiet_logs() -> None:
+    logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")
