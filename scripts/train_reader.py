@@ -35,6 +35,8 @@ from vision.reader.crops import CHANNELS, CROP_PX, edge_angle, normalised_crop  
 from vision.reader.evaluate import load_manifest  # noqa: E402
 from vision.reader.reader import proposals  # noqa: E402
 
+COCKED_SHARE = 0.12  # of synthetic dice leaning on a neighbour or a wall
+CLEARLY_COCKED_DEG = 12.0
 DEFAULT_PHOTOS = ROOT.parent / "shared" / "data" / "dice-photos" / "nell-byler"
 
 
@@ -42,7 +44,7 @@ DEFAULT_PHOTOS = ROOT.parent / "shared" / "data" / "dice-photos" / "nell-byler"
 
 
 def windows_for_photo(image: np.ndarray, dice: list[tuple[int, float, float, float]], rng: np.random.Generator,
-                      jitter: int = 3, offsets: int = 2) -> tuple[list[np.ndarray], list[int]]:
+                      jitter: int = 3, offsets: int = 2, negative_share: float = 1.0) -> tuple[list[np.ndarray], list[int]]:
     """Windows and classes for one labelled image. dice = [(value, cx, cy, side)]."""
     grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
     xs: list[np.ndarray] = []
@@ -62,7 +64,7 @@ def windows_for_photo(image: np.ndarray, dice: list[tuple[int, float, float, flo
         if best is not None and best_d <= 0.2 and 0.7 <= p.side / best[1] <= 1.45:
             xs.append(normalised_crop(image, p.x, p.y, p.side, p.angle))
             ys.append(best[0])
-        elif best is None or best_d >= 0.5:
+        elif (best is None or best_d >= 0.5) and rng.random() < negative_share:
             xs.append(normalised_crop(image, p.x, p.y, p.side, p.angle))
             ys.append(0)
     for value, cx, cy, side in dice:
@@ -71,10 +73,10 @@ def windows_for_photo(image: np.ndarray, dice: list[tuple[int, float, float, flo
             t = rng.uniform(0, 2 * math.pi)
             add(cx + r * math.cos(t), cy + r * math.sin(t), side * rng.uniform(0.8, 1.3), value)
         for _ in range(offsets):
-            r = rng.uniform(0.55, 0.9) * side
+            r = rng.uniform(0.4, 0.9) * side
             t = rng.uniform(0, 2 * math.pi)
             x, y = cx + r * math.cos(t), cy + r * math.sin(t)
-            if all(math.hypot(x - ox, y - oy) >= 0.5 * os_ for _, ox, oy, os_ in dice):
+            if all(math.hypot(x - ox, y - oy) >= 0.4 * os_ for _, ox, oy, os_ in dice):
                 add(x, y, side * rng.uniform(0.8, 1.3), 0)
     return xs, ys
 
@@ -89,7 +91,7 @@ def photo_dataset(photos_dir: Path, rng: np.random.Generator) -> tuple[list, lis
         image = cv2.imread(str(photos_dir / photo.image))
         dice = [(d.value, *d.center, d.side) for d in photo.dice if not d.ignore]
         ignored = [d for d in photo.dice if d.ignore]
-        xs, ys = windows_for_photo(image, dice, rng)
+        xs, ys = windows_for_photo(image, dice, rng, jitter=6, offsets=3)
         if ignored:  # drop windows whose class we cannot know
             pass
         (held if i in held_ids else fit).append((xs, ys))
@@ -102,9 +104,13 @@ def synthetic_dataset(count: int, seed: int) -> list:
     rng = np.random.default_rng(seed)
     out = []
     for _ in range(count):
-        rendered = synth.render(synth.random_scene(rng))
-        dice = [(l.value, l.center[0], l.center[1], l.size) for l in rendered.labels if not getattr(l, "cocked", False)]
-        out.append(windows_for_photo(rendered.image, dice, rng))
+        rendered = synth.render(synth.random_scene(rng, cocked_prob=COCKED_SHARE))
+        # a clearly leaning die is class "cocked"; barely tilted or hidden dice are unknowable
+        # and would make wrong negatives, so their scenes are skipped
+        dice = [(net.COCKED if l.cocked else l.value, l.center[0], l.center[1], l.size) for l in rendered.labels
+                if l.visible >= 0.9 and (not l.cocked or l.tilt_deg >= CLEARLY_COCKED_DEG)]
+        if len(dice) == len(rendered.labels):
+            out.append(windows_for_photo(rendered.image, dice, rng, jitter=2, offsets=2, negative_share=0.3))
     return out
 
 
@@ -187,7 +193,7 @@ def backward(params: dict, state, dz: np.ndarray) -> dict:
 
 
 def all_logits(params: dict, x: np.ndarray) -> np.ndarray:
-    return np.concatenate([net.logits(params, x[i : i + 512]) for i in range(0, len(x), 512)]) if len(x) else np.zeros((0, 7))
+    return np.concatenate([net.logits(params, x[i : i + 512]) for i in range(0, len(x), 512)]) if len(x) else np.zeros((0, net.CLASSES))
 
 
 def evaluate(params: dict, x: np.ndarray, y: np.ndarray, temperature: float = 1.0, z: np.ndarray | None = None) -> tuple[float, float]:
@@ -267,7 +273,7 @@ def main() -> int:
         fit += synthetic_dataset(args.synthetic, args.seed + 1)
     x, y = stack(fit)
     xv, yv = stack(held)
-    print(f"windows: fitting {len(x)} ({np.bincount(y, minlength=7).tolist()}), held out {len(xv)}; {time.time() - started:.0f} s", flush=True)
+    print(f"windows: fitting {len(x)} ({np.bincount(y, minlength=net.CLASSES).tolist()}), held out {len(xv)}; {time.time() - started:.0f} s", flush=True)
     params, temperature = train(x, y, xv, yv, args.epochs, args.seed)
     acc, nll = evaluate(params, xv, yv, temperature) if len(xv) else (float("nan"), float("nan"))
     print(f"held-out window accuracy {acc:.4f}, nll {nll:.4f} at temperature {temperature:.2f}")

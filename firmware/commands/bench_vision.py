@@ -108,27 +108,10 @@ def run(args: argparse.Namespace) -> int:
 
 
 def synthetic_manifest(count: int, seed: int, folder: Path) -> tuple[Path, Path]:
-    """Render `count` scenes of 5 dice with vision.synth into `folder`; (manifest, root)."""
+    """Render `count` random game scenes (5 dice, 640x480, dice 40-90 px) with
+    vision.synth into `folder`; returns (manifest, root). Cocked and mostly hidden dice
+    are labelled "ignore" by the generator."""
     from vision import synth
 
-    writer = getattr(synth, "write_manifest", None)
-    if writer is not None:
-        manifest = writer(folder, count=count, seed=seed)
-        return Path(manifest), folder
-    import cv2
-    import numpy as np
-
-    rng = np.random.default_rng(seed)
-    lines = []
-    for i in range(count):
-        rendered = synth.render(synth.random_scene(rng))
-        name = f"scene-{i:04d}.png"
-        cv2.imwrite(str(folder / name), rendered.image)
-        lines.append(json.dumps({
-            "image": name,
-            "split": "synthetic",
-            "dice": [{"value": l.value, "box": list(l.box), "ignore": bool(l.cocked)} for l in rendered.labels],
-        }))
-    manifest = folder / "manifest.jsonl"
-    manifest.write_text("\n".join(lines) + "\n")
-    return manifest, folder
+    manifest = synth.write_manifest(folder, n=count, seed=seed, split="synthetic")
+    return Path(manifest), folder

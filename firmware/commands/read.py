@@ -104,16 +104,17 @@ def annotate(image, reading):
     import numpy as np
 
     out = image.copy()
-    thickness = max(1, round(min(out.shape[:2]) / 400))
+    scale = max(1.0, min(out.shape[:2]) / 720)
+    thickness = max(1, round(scale))
     for index, die in enumerate(reading.dice):
         colour = (0, 0, 255) if die.cocked else (0, 200, 0) if die.sure else (0, 140, 255)
         box = cv2.boxPoints(((die.center[0], die.center[1]), (die.size, die.size), die.angle))
         cv2.polylines(out, [np.round(box).astype(np.int32)], True, colour, thickness)
         label = f"{die.value}" + ("" if die.sure else "?") + f" {die.confidence:.2f}"
         origin = (int(die.center[0] - die.size / 2), int(die.center[1] - die.size / 2) - 3)
-        cv2.putText(out, label, origin, cv2.FONT_HERSHEY_SIMPLEX, 0.4 * thickness, colour, thickness, cv2.LINE_AA)
-    y = 16 * thickness
+        cv2.putText(out, label, origin, cv2.FONT_HERSHEY_SIMPLEX, 0.4 * scale, colour, thickness, cv2.LINE_AA)
+    y = round(14 * scale)
     for problem in reading.problems:
-        cv2.putText(out, problem.message, (4, y), cv2.FONT_HERSHEY_SIMPLEX, 0.45 * thickness, (0, 0, 255), thickness, cv2.LINE_AA)
-        y += 16 * thickness
+        cv2.putText(out, problem.message, (4, y), cv2.FONT_HERSHEY_SIMPLEX, 0.4 * scale, (0, 0, 255), thickness, cv2.LINE_AA)
+        y += round(14 * scale)
     return out

@@ -1,9 +1,10 @@
 """The die classifier: a tiny convolutional network run with numpy.
 
 Input: normalised die windows (see `crops`), N x 2 x 40 x 40. Output: probabilities over
-seven classes, 0 = "not a die centred in this window" and 1..6 = the top face's value.
+eight classes: 0 = "not a die centred in this window", 1..6 = a flat die showing that
+value on top, 7 = a cocked die (leaning, its top face not flat to the camera).
 Three 3x3 convolution + ReLU + 2x2 max-pool stages, a hidden dense layer and a softmax;
-about 2 million multiply-adds per window. The weights (`die_classifier.npz`, float16) are
+about 2 million multiply-adds per window, run by OpenCV's dnn. The weights (`die_classifier.npz`, float16) are
 made by `scripts/train_reader.py`; training shares `forward` with inference.
 """
 
@@ -14,7 +15,8 @@ from pathlib import Path
 import numpy as np
 
 MODEL_PATH = Path(__file__).with_name("die_classifier.npz")
-CLASSES = 7
+CLASSES = 8
+NOT_A_DIE, COCKED = 0, 7
 CONV_WIDTHS = (12, 24, 32)
 HIDDEN = 64
 
@@ -69,14 +71,35 @@ def softmax(z: np.ndarray) -> np.ndarray:
 
 
 class DieClassifier:
-    """Loads the trained weights once; `probabilities(windows)` -> N x 7."""
+    """Loads the trained weights once; `probabilities(windows)` -> N x 7.
+
+    Runs through OpenCV's dnn module (the graph built by `onnx_graph`), falling back to the
+    numpy `logits` when dnn cannot load it; both give the same numbers."""
 
     def __init__(self, path: Path = MODEL_PATH) -> None:
         with np.load(path) as data:
             self.params = {k: data[k].astype(np.float32) for k in data.files if not k.startswith("meta_")}
             self.temperature = float(data["meta_temperature"]) if "meta_temperature" in data.files else 1.0
+        self._dnn = None
+        try:
+            import cv2
+
+            from vision.reader.onnx_graph import classifier_onnx
+
+            in_channels = self.params["w0"].shape[0] // 9
+            crop_px = int(round((self.params["wh"].shape[0] / CONV_WIDTHS[-1]) ** 0.5)) * 2 ** len(CONV_WIDTHS)
+            graph = classifier_onnx(self.params, len(CONV_WIDTHS), in_channels, crop_px)
+            self._dnn = cv2.dnn.readNetFromONNX(np.frombuffer(graph, np.uint8))
+        except Exception:  # an OpenCV without dnn or ONNX support: numpy does the same job
+            self._dnn = None
+
+    def logits(self, windows: np.ndarray) -> np.ndarray:
+        if self._dnn is not None:
+            self._dnn.setInput(np.ascontiguousarray(windows, dtype=np.float32))
+            return self._dnn.forward().reshape(len(windows), -1)
+        return logits(self.params, windows)
 
     def probabilities(self, windows: np.ndarray) -> np.ndarray:
         if len(windows) == 0:
-            return np.zeros((0, CLASSES), np.float32)
-        return softmax(logits(self.params, windows) / self.temperature)
+            return np.zeros((0, self.params["bo"].shape[0]), np.float32)
+        return softmax(self.logits(windows) / self.temperature)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -28,6 +28,8 @@ from vision.reading import SURE_CONFIDENCE, DieReading, Problem, Reading
 MIN_SIDE_FRACTION = 0.025
 MAX_SIDE_FRACTION = 0.22
 WORK_SCALE = 0.5  # proposals are found on a half-size image
+MAX_WORK_SIDE = 960  # bigger images are first shrunk to READ_SIDE on their longer side
+READ_SIDE = 640
 
 
 @dataclass(frozen=True)
@@ -39,27 +41,65 @@ class Proposal:
     response: float
 
 
-def proposals(image: np.ndarray) -> list[Proposal]:
+def foreground(image: np.ndarray) -> np.ndarray:
+    """The foreground score map (see `foreground`) of the image at WORK_SCALE."""
+    h, w = image.shape[:2]
+    small = cv2.resize(image, (max(1, int(w * WORK_SCALE)), max(1, int(h * WORK_SCALE))), interpolation=cv2.INTER_AREA)
+    return foreground_score(cv2.cvtColor(small, cv2.COLOR_BGR2Lab))
+
+
+def to_full(v: float) -> float:
+    return (v + 0.5) / WORK_SCALE - 0.5
+
+
+def proposals(image: np.ndarray, score: np.ndarray | None = None, grey: np.ndarray | None = None) -> list[Proposal]:
     """Candidate die centres and sizes in full-image pixels, with their edge angle."""
     from vision.reader.crops import edge_angle
 
-    h, w = image.shape[:2]
-    small = cv2.resize(image, (max(1, int(w * WORK_SCALE)), max(1, int(h * WORK_SCALE))), interpolation=cv2.INTER_AREA)
-    lab = cv2.cvtColor(small, cv2.COLOR_BGR2Lab)
-    score = foreground_score(lab)
-    shorter = min(small.shape[:2])
+    score = foreground(image) if score is None else score
+    grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if grey is None else grey
+    shorter = min(score.shape[:2])
     found = propose(score, MIN_SIDE_FRACTION * shorter, MAX_SIDE_FRACTION * shorter)
-    grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
     out = []
     for c in found:
-        x, y, side = (c.x + 0.5) / WORK_SCALE - 0.5, (c.y + 0.5) / WORK_SCALE - 0.5, c.side / WORK_SCALE
+        x, y, side = to_full(c.x), to_full(c.y), c.side / WORK_SCALE
         out.append(Proposal(x, y, side, edge_angle(grey, x, y, side), c.response))
+    return out
+
+
+def cluster_proposals(score: np.ndarray, grey: np.ndarray, dice: list[Proposal], limit: int = 80) -> list[Proposal]:
+    """Extra proposals inside foreground that no accepted die explains, on a grid a quarter
+    of the typical die apart: touching dice merge into one blob the scale space cannot
+    split, but the classifier finds the centres among these."""
+    from vision.reader.crops import edge_angle
+
+    if not dice:
+        return []
+    side = float(np.median([d.side for d in dice]))
+    small_side = side * WORK_SCALE
+    mask = (score > 1.0).astype(np.uint8)
+    inside = cv2.distanceTransform(mask, cv2.DIST_L2, 3) >= 0.3 * small_side
+    covered = np.zeros_like(mask)
+    for d in dice:
+        cv2.circle(covered, (round(d.x * WORK_SCALE), round(d.y * WORK_SCALE)), max(1, round(0.6 * d.side * WORK_SCALE)), 1, -1)
+    free = inside & (covered == 0)
+    step = max(1, int(round(small_side / 4)))
+    ys, xs = np.nonzero(free[step // 2 :: step, step // 2 :: step])
+    out = []
+    for gy, gx in zip(ys, xs):
+        x, y = to_full(gx * step + step // 2), to_full(gy * step + step // 2)
+        out.append(Proposal(x, y, side, edge_angle(grey, x, y, side), 0.0))
+        if len(out) >= limit:
+            break
     return out
 
 
 # A proposal is a die when the classifier gives "not a die centred here" less than this.
 DIE_PROBABILITY = 0.5
 RECHECK_DIE_PROBABILITY = 0.25
+# With an expected count, detections between these die probabilities may be added or dropped.
+DOUBTFUL_BELOW = 0.25
+DOUBTFUL_ABOVE = 0.75
 # Two detections closer than this fraction of the smaller die are the same die.
 SAME_DIE = 0.6
 
@@ -112,7 +152,7 @@ def classify(image: np.ndarray, found: list[Proposal]) -> np.ndarray:
     from vision.reader.crops import normalised_crops
 
     if not found:
-        return np.zeros((0, 7), np.float32)
+        return np.zeros((0, classifier().params['bo'].shape[0]), np.float32)
     windows = normalised_crops(image, [(p.x, p.y, p.side, p.angle) for p in found])
     net = classifier()
     probabilities = net.probabilities(windows)
@@ -129,28 +169,84 @@ def read_dice(image: np.ndarray, expected: int | None = None) -> Reading:
     img, why = as_bgr(image)
     if img is None:
         return Reading((), (Problem("unreadable", f"image unreadable: {why}"),))
-    found = proposals(img)
+    longest = max(img.shape[:2])
+    if longest > MAX_WORK_SIDE:
+        # big camera frames are read at a size where dice are still many pixels wide;
+        # positions and sizes are given back in the caller's pixels
+        factor = READ_SIDE / longest
+        small = cv2.resize(img, (round(img.shape[1] * factor), round(img.shape[0] * factor)), interpolation=cv2.INTER_AREA)
+        dice = [scaled(d, 1 / factor) for d in read_bgr(small, expected).dice]
+        return Reading(tuple(dice), tuple(problems_of(dice, expected)))
+    return read_bgr(img, expected)
+
+
+def scaled(die: DieReading, factor: float) -> DieReading:
+    return replace(die, center=(die.center[0] * factor, die.center[1] * factor), size=die.size * factor)
+
+
+def read_bgr(img: np.ndarray, expected: int | None) -> Reading:
+    score = foreground(img)
+    grey = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
+    found = proposals(img, score, grey)
     probabilities = classify(img, found)
-    order = sorted(range(len(found)), key=lambda i: probabilities[i, 0])
-    kept: list[int] = []
-    for i in order:
-        if 1.0 - probabilities[i, 0] < DIE_PROBABILITY:
-            break
-        p = found[i]
-        if all(math.hypot(p.x - found[k].x, p.y - found[k].y) > SAME_DIE * min(p.side, found[k].side) for k in kept):
-            kept.append(i)
+    dice_like = [found[i] for i in range(len(found)) if probabilities[i, 0] < 1.0 - DIE_PROBABILITY]
+    extra = cluster_proposals(score, grey, dice_like)
+    if extra:
+        found = found + extra
+        probabilities = np.concatenate([probabilities, classify(img, extra)])
+    kept = select_dice(found, 1.0 - probabilities[:, 0], expected)
     kept.sort(key=lambda i: (round(found[i].y / max(found[i].side, 1.0)), found[i].x))
     dice = []
     for i in kept:
-        p = found[i]
-        values = probabilities[i, 1:] / max(float(probabilities[i, 1:].sum()), 1e-9)
-        ranked = np.argsort(-values)
-        confidence = float(values[ranked[0]])
-        alternatives = tuple(int(v) + 1 for v in ranked[1:] if values[v] >= 0.05)
-        if confidence < SURE_CONFIDENCE and not alternatives:
-            alternatives = (int(ranked[1]) + 1,)
-        dice.append(DieReading(int(ranked[0]) + 1, (p.x, p.y), p.side, p.angle, confidence, alternatives))
+        dice.append(die_reading(found[i], probabilities[i]))
     return Reading(tuple(dice), tuple(problems_of(dice, expected)))
+
+
+def select_dice(found: list[Proposal], die_probability: np.ndarray, expected: int | None) -> list[int]:
+    """The detections kept as dice: most die-like first, none on top of a kept one.
+
+    Knowing how many dice there should be moves the line only for doubtful detections:
+    with too many, doubtful ones (die probability below DOUBTFUL_ABOVE) are dropped,
+    weakest first; with too few, doubtful ones down to DOUBTFUL_BELOW are added."""
+    order = sorted(range(len(found)), key=lambda i: -die_probability[i])
+    kept: list[int] = []
+    spare: list[int] = []
+    for i in order:
+        if die_probability[i] < DOUBTFUL_BELOW:
+            break
+        p = found[i]
+        if all(math.hypot(p.x - found[k].x, p.y - found[k].y) > SAME_DIE * min(p.side, found[k].side) for k in kept):
+            (kept if die_probability[i] >= DIE_PROBABILITY else spare).append(i)
+    if expected is not None:
+        while len(kept) > expected and die_probability[kept[-1]] < DOUBTFUL_ABOVE:
+            kept.pop()
+        for i in spare:
+            if len(kept) >= expected:
+                break
+            p = found[i]
+            if all(math.hypot(p.x - found[k].x, p.y - found[k].y) > SAME_DIE * min(p.side, found[k].side) for k in kept):
+                kept.append(i)
+    return kept
+
+
+def die_reading(p: Proposal, probabilities: np.ndarray) -> DieReading:
+    """A die's value, confidence and alternatives from its class probabilities.
+
+    The confidence is the probability of the best value among the six values, so it says
+    how sure the reading of the top face is once we know a die is there. A die the
+    classifier thinks more likely leaning than flat is cocked (its value still the best
+    guess, for the players to see)."""
+    values = probabilities[1:7] / max(float(probabilities[1:7].sum()), 1e-9)
+    ranked = np.argsort(-values)
+    confidence = float(values[ranked[0]])
+    die_probability = 1.0 - float(probabilities[0])
+    if die_probability < DIE_PROBABILITY:  # kept only because the expected count asked for it
+        confidence = min(confidence, die_probability)
+    alternatives = tuple(int(v) + 1 for v in ranked[1:] if values[v] >= 0.05)
+    if confidence < SURE_CONFIDENCE and not alternatives:
+        alternatives = (int(ranked[1]) + 1,)
+    cocked = len(probabilities) > 7 and float(probabilities[7]) > float(probabilities[1:7].sum())
+    return DieReading(int(ranked[0]) + 1, (p.x, p.y), p.side, p.angle, confidence, alternatives, cocked)
 
 
 def problems_of(dice: list[DieReading], expected: int | None) -> list[Problem]:
