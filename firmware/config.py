@@ -305,27 +305,19 @@ def _buttons_pins_distinct(section: ButtonsConfig) -> list[tuple[str, Any, str]]
 
 
 def _game_options_known(section: GameConfig) -> list[tuple[str, Any, str]]:
-    definitions = _engine_options(section.game)
-    if definitions is None:
-        return []
+    """House rules must be options of the game with allowed values (the engine says which)."""
+    import engine
+
+    game = engine.get_game(section.game)
     for key, value in section.options.items():
-        if key not in definitions:
-            known = ", ".join(sorted(definitions)) or "none"
+        try:
+            game.option(key).check(value)
+        except engine.UnknownOption:
+            known = ", ".join(o.key for o in game.options) or "none"
             return [(f"options.{key}", value, f"an option of {section.game}: {known}")]
-        allowed = definitions[key]
-        if allowed and value not in allowed:
-            return [(f"options.{key}", value, " | ".join(map(str, allowed)))]
+        except engine.RuleError:
+            return [(f"options.{key}", value, game.option(key).allowed_text())]
     return []
-
-
-def _engine_options(game_id: str) -> dict[str, tuple[Any, ...]] | None:
-    """The house-rule options of a game from the engine, or None if it cannot say."""
-    try:
-        from engine import get_game
-        game = get_game(game_id)
-        return {o.key: tuple(getattr(o, "allowed", ()) or ()) for o in game.options}
-    except Exception:  # an engine without the game or the API: nothing to check against
-        return None
 
 
 CROSS_CHECKS: dict[str, Callable[[Any], list[tuple[str, Any, str]]]] = {

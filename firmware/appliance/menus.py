@@ -211,12 +211,14 @@ class NewGameMenu(ListMenu):
         sides = engine.partnerships_from_order(range(4)) if self.partnerships and self.offers_partnerships else None
         return self.start_game(app, names, sides)
 
-    def start_game(self, app: "Appliance", names_in_order: list[str], partnerships: Any = None) -> Mode | None:
+    def start_game(self, app: "Appliance", names_in_order: list[str], partnerships: Any = None,
+                   roll_off: dict[str, list[list[int]]] | None = None) -> Mode | None:
         from firmware.appliance.session import GameSession
 
         try:
             event = engine.new_game(self.game, names_in_order, self.options,
-                                    stake=self.stake if self.stake > 0 else None, partnerships=partnerships)
+                                    stake=self.stake if self.stake > 0 else None, partnerships=partnerships,
+                                    roll_off=roll_off)
         except engine.RuleError as error:
             app.flash(str(error)[:40])
             return self

@@ -160,6 +160,8 @@ class TurnMenu(Mode):
         items: list[tuple[Label, str]] = []
         if actions.may_correct:
             items.append((say("correct_die"), "correct"))
+        if actions.may_undo_throw:
+            items.append((say("undo_throw"), "undo_throw"))
         if actions.may_undo:
             items.append((say("undo_last"), "undo"))
         items += [(say("score_table"), "table"), (say("main_menu_item"), "menu"),
@@ -188,6 +190,8 @@ class TurnMenu(Mode):
             return corrections.CorrectDie(back=self)
         if action == "undo":
             return UndoConfirm(back=self)
+        if action == "undo_throw":
+            return ThrowUndoConfirm(back=self)
         if action == "table":
             return ScoreTable(back=self)
         if action == "menu":
@@ -239,6 +243,32 @@ class UndoConfirm(Mode):
         if fill is not None:
             app.flash(say("undone", player=fill[0]))
         app.link = None
+        return app.after_commit()
+
+
+@dataclass
+class ThrowUndoConfirm(Mode):
+    """Take back the last throw (the tracker saw one nobody made: a bump, a nudge)."""
+
+    back: Mode
+    in_game = True
+
+    def view(self, app: "Appliance") -> Screen:
+        lines: tuple[Label, ...] = (say("undo_throw_line"),)
+        if app.flash_label is not None:
+            lines += (app.flash_label,)
+        return ConfirmScreen(say("undo_throw_q"), lines, hold_to_confirm=True)
+
+    def on_press(self, app: "Appliance", press: Press) -> Mode | None:
+        if step(press):
+            return self.back
+        if not is_back(press) or app.refuse_if_busy():
+            return None
+        assert app.session is not None
+        if not app.record(engine.events.throw_undone(app.session.state.current_player)):
+            return self.back
+        app.flash(say("throw_undone"))
+        app.link = None  # the dice are matched to the throw before by where they lie
         return app.after_commit()
 
 

@@ -75,6 +75,7 @@ class RollOff(Mode):
         sides = None
         if self.menu.partnerships and self.menu.offers_partnerships:
             sides = engine.partnerships_from_order(range(4))
-        mode = self.menu.start_game(app, order, sides)
+        hands = {self.names[p]: [list(hand) for hand in self.hands[p]] for p in result.order}
+        mode = self.menu.start_game(app, order, sides, roll_off=hands)
         app.flash(say("first_player", player=order[0]))
         return mode

@@ -86,10 +86,16 @@ class GameSession:
     log: EventLog
     game_id: str
     state: GameState
-    throw: ThrowView = field(default_factory=ThrowView)
     events: int = 0  # events in the log for this game
-    # The throw views of turns whose box was filled, for turn_undone to bring back.
-    _filled_throws: list[ThrowView] = field(default_factory=list)
+    # How each throw of the current turn was seen, the last one is the current throw
+    # (throw_undone takes it back); and those of turns whose box was filled (turn_undone).
+    _views: list[ThrowView] = field(default_factory=list)
+    _filled: list[list[ThrowView]] = field(default_factory=list)
+
+    @property
+    def throw(self) -> ThrowView:
+        """The current throw as seen."""
+        return self._views[-1] if self._views else ThrowView()
 
     # -- starting and resuming --------------------------------------------------------------
 
@@ -117,15 +123,17 @@ class GameSession:
         new_state = engine.apply(self.state, event)
         kind = event["type"]
         if kind == "throw":
-            self.throw = throw_view_from_reading(reading, self.state.rules.dice)
-        elif kind == "reading_corrected":
-            self.throw = replace(self.throw, confirmed=True,
-                                 dice=tuple(replace(d, unsure=False) for d in self.throw.dice))
+            self._views.append(throw_view_from_reading(reading, self.state.rules.dice))
+        elif kind == "throw_undone" and self._views:
+            self._views.pop()
+        elif kind == "reading_corrected" and self._views:
+            self._views[-1] = replace(self.throw, confirmed=True,
+                                      dice=tuple(replace(d, unsure=False) for d in self.throw.dice))
         elif kind in ("category_scored", "category_scratched"):
-            self._filled_throws.append(self.throw)
-            self.throw = ThrowView()
+            self._filled.append(self._views)
+            self._views = []
         elif kind == "turn_undone":
-            self.throw = self._filled_throws.pop() if self._filled_throws else ThrowView()
+            self._views = self._filled.pop() if self._filled else []
         return new_state
 
     # -- playing ------------------------------------------------------------------------------
@@ -137,16 +145,12 @@ class GameSession:
     def record(self, event: dict[str, Any], reading: dict[str, Any] | None = None,
                snapshot_jpeg: bytes | None = None) -> GameState:
         """Check, commit, then apply. Raises RuleError (nothing written) for an illegal event."""
-        saved_throw, saved_filled = self.throw, list(self._filled_throws)
+        saved = list(self._views), list(self._filled)
         try:
             new_state = self._advance(event, reading)
-        except Exception:
-            self.throw, self._filled_throws = saved_throw, saved_filled
-            raise
-        try:
             self.log.append(self.game_id, event, reading=reading, snapshot_jpeg=snapshot_jpeg)
         except Exception:
-            self.throw, self._filled_throws = saved_throw, saved_filled
+            self._views, self._filled = saved
             raise
         self.state = new_state
         self.events += 1

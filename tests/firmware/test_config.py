@@ -147,3 +147,13 @@ def test_config_check_command_prints_each_problem_and_exits_1(tmp_path: Path,
 
     assert main(["config", "check", str(DEFAULT_FILE)]) == 0
     assert "valid" in capsys.readouterr().out
+
+
+def test_house_rules_are_checked_against_the_game(tmp_path: Path) -> None:
+    config, problems = load(tmp_path, '[game]\ngame = "generala-classic"\n[game.options]\ngenerala_points = 50\n')
+    assert problems == [] and config.game.options == {"generala_points": 50}
+    _, problems = load(tmp_path, '[game]\ngame = "generala-classic"\n[game.options]\ngenerala_points = 55\n')
+    assert [p.key for p in problems] == ["game.options.generala_points"]
+    assert "60, 50" in problems[0].allowed
+    _, problems = load(tmp_path, '[game]\n[game.options]\nbonus = true\n')
+    assert [p.key for p in problems] == ["game.options.bonus"] and "held_dice_locked" in problems[0].allowed

@@ -356,3 +356,43 @@ def test_a_cocked_die_rethrown_alone_completes_the_first_throw(tmp_path: Path) -
     app.handle(seen([1, 5, 3, 6, 2], moved=["held", "held", "thrown", "held", "held"]))
     turn = app.session.state.turn
     assert turn.player == 1 and turn.throw_number == 1 and sorted(turn.dice) == [1, 2, 3, 5, 6]
+
+
+def test_a_throw_nobody_made_is_cancelled_with_a_long_press(tmp_path: Path) -> None:
+    app = new_app(tmp_path)
+    start_game(app)
+    app.handle(seen([6, 6, 6, 1, 2]))
+    app.handle(seen([6, 6, 6, 3, 4], moved=["held"] * 3 + ["thrown"] * 2))  # a bump, not a throw
+    press(app, "OK")
+    labels = [text(i.label) for i in app.screen().items]
+    press(app, *(["next"] * labels.index("Cancel last throw")), "ok")
+    screen = app.screen()
+    assert isinstance(screen, ConfirmScreen) and screen.hold_to_confirm
+    press(app, "ok")
+    assert event_types(app)[-1] == "throw"
+    press(app, "OK")
+    assert event_types(app)[-1] == "throw_undone"
+    screen = turn_screen(app)
+    assert screen.throw == 1 and [d.value for d in screen.dice] == [6, 6, 6, 1, 2]
+
+
+def test_roll_off_hands_are_recorded_with_the_game(tmp_path: Path) -> None:
+    app = new_app(tmp_path, order="roll-off")
+    start_game(app)
+    app.handle(seen([6, 6, 5, 5, 4]))
+    app.handle(seen([1, 2, 2, 3, 1]))
+    started = app.log.events(app.session.game_id)[0].event
+    assert started["roll_off"] == {"J2": [[1, 2, 2, 3, 1]], "J1": [[6, 6, 5, 5, 4]]}
+
+
+def test_a_nudged_die_is_asked_about_and_nothing_is_recorded(tmp_path: Path) -> None:
+    app = new_app(tmp_path)
+    start_game(app)
+    app.handle(seen([2, 2, 3, 4, 5]))
+    app.handle(seen([2, 2, 3, 4, 5], moved=["held", "held", "ambiguous", "held", "held"],
+                    xs=[60, 120, 190, 240, 300]))
+    screen = app.screen()
+    assert isinstance(screen, CorrectionScreen) and text(screen.prompt) == "Die 3: thrown?"
+    press(app, "next", "ok")  # no: it was only pushed
+    assert event_types(app) == ["game_started", "throw"]
+    assert isinstance(app.screen(), TurnScreen)

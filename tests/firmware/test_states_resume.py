@@ -86,3 +86,17 @@ def test_a_log_the_engine_cannot_replay_does_not_stop_the_device(tmp_path: Path)
     with EventLog.open(tmp_path) as log:
         assert log.unfinished() is None
         assert len(log.events(game_id)) == 2  # kept for the export
+
+
+def test_a_cancelled_throw_stays_cancelled_after_a_restart(tmp_path: Path) -> None:
+    app = new_app(tmp_path)
+    start_game(app)
+    app.handle(seen([6, 6, 6, 1, 2]))
+    app.handle(seen([6, 6, 6, 3, 4], moved=["held"] * 3 + ["thrown"] * 2))
+    press(app, "OK")
+    labels = [getattr(i.label, "en", "") for i in app.screen().items]
+    press(app, *(["next"] * labels.index("Cancel last throw")), "ok", "OK")
+    before = app.screen()
+    again = restarted(app, tmp_path)
+    assert again.screen() == TurnScreen(**{**before.__dict__, "message": again.screen().message})
+    assert again.session.state.turn.throw_number == 1
