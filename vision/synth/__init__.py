@@ -10,7 +10,8 @@ the frames of a sequence; the tray, lights and camera are rendered once and cach
 
 from .geometry import COCKED_DEG, resting_orientation, turned
 from .manifest import write_manifest
-from .random_scene import random_background, random_die_look, random_lighting, random_occluder, random_scene
+from .looks import random_background, random_die_look, random_lighting, random_occluder
+from .random_scene import random_scene
 from .renderer import FACE_NONE, FACE_OCCLUDER, FACE_SIDE, clear_caches, render
 from .spec import (BACKGROUND_KINDS, DIE_STYLES, OCCLUDER_KINDS, BackgroundSpec, BlurSpec, CameraSpec, DieLabel,
                    DieSpec, Lamp, LightingSpec, Occluder, Rendered, SceneSpec, TraySpec)

@@ -16,6 +16,7 @@ from . import sprites
 from .base import _BASE_CACHE, base_layer
 from .effects import FACE_OCCLUDER, camera_effects, draw_occluders
 from .geometry import COCKED_DEG
+from .order import draw_order
 from .spec import DieLabel, DieSpec, Rendered, SceneSpec
 from .textures import face_texture
 from .sprites import OWN_SIDE, OWN_TOP, DieSprite, Layer, die_sprite
@@ -49,8 +50,8 @@ def render(scene: SceneSpec) -> Rendered:
     for sprite in sprites:
         if sprite.shadow is not None:
             _blend(frame, sprite.shadow)
-    depth = [float(base.camera.depth(s.pose.center[None])[0]) for s in sprites]
-    for i in sorted(range(len(sprites)), key=lambda i: -depth[i]):
+    boxes = [s.body.roi if s.body is not None else (0, 0, 0, 0) for s in sprites]
+    for i in draw_order([s.pose for s in sprites], boxes, base.camera):
         body = sprites[i].body
         if body is not None:
             _blend(frame, body)
