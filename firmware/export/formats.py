@@ -24,6 +24,39 @@ GAMES_CSV_COLUMNS = (
 )
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
+# The score sheets are for people: in the device's language. games.csv and events.jsonl
+# are data: English column names and values, whatever the language.
+LABELS = {
+    "es": {"total": "Total", "winner": "Ganador", "winners": "Ganadores", "settlement": "Liquidación",
+           "note": "Nota", "game": "partida", "started": "empezó", "ended": "terminó",
+           "options": "opciones", "stake": "apuesta por punto", "legend": "X = tachado, * = servido (de mano). Abajo, cada tiro.",
+           "log": "Tiros y anotaciones", "time": "hora (UTC)", "player": "jugador", "what": "qué",
+           "dice": "dados", "camera": "cámara", "throw": "tiro", "throw_some": "tiro ({n} dados)",
+           "scored": "anota {name}: {points}", "crossed": "tacha {name}", "corrected": "lectura corregida",
+           "turned": "dado {die} volteado a {value}", "undone": "se deshace la última anotación",
+           "finished": "terminada", "in progress": "en juego", "ended unfinished": "terminada sin completar"},
+    "en": {"total": "Total", "winner": "Winner", "winners": "Winners", "settlement": "Settlement",
+           "note": "Note", "game": "game", "started": "started", "ended": "ended",
+           "options": "options", "stake": "stake per point", "legend": "X = crossed out, * = served (de mano). Every throw follows.",
+           "log": "Throws and scores", "time": "time (UTC)", "player": "player", "what": "what",
+           "dice": "dice", "camera": "camera", "throw": "throw", "throw_some": "throw ({n} dice)",
+           "scored": "scores {name}: {points}", "crossed": "crosses out {name}", "corrected": "reading corrected",
+           "turned": "die {die} turned to {value}", "undone": "last score undone",
+           "finished": "finished", "in progress": "in progress", "ended unfinished": "ended unfinished"},
+}
+
+
+def labels(language: str) -> dict[str, str]:
+    return LABELS.get(language, LABELS["en"])
+
+
+def status_text(summary: GameSummary) -> str:
+    head = summary.status.partition(":")[0]
+    text = labels(summary.language).get(head, head)
+    if summary.instant_win:
+        text += ": " + summary.instant_win.get(summary.language, summary.instant_win["en"])
+    return text
+
 
 def safe_cell(value: Any) -> str:
     text = "" if value is None else str(value)
@@ -90,18 +123,19 @@ def scoresheet_rows(summary: GameSummary) -> list[list[str]]:
     for label, values in summary.extra_rows:
         rows.append([label, *values])
     if summary.totals is not None:
-        rows.append(["Total", *(str(t) for t in summary.totals)])
+        rows.append([labels(summary.language)["total"], *(str(t) for t in summary.totals)])
     return rows
 
 
 def scoresheet_csv(summary: GameSummary) -> bytes:
+    words = labels(summary.language)
     rows = scoresheet_rows(summary)
     if summary.winners:
-        rows.append(["Winner" if len(summary.winners) == 1 else "Winners", "; ".join(summary.winners)])
-    for line in summary.settlement:
-        rows.append(["Settlement", line])
+        rows.append([words["winner" if len(summary.winners) == 1 else "winners"], "; ".join(summary.winners)])
+    for payment in summary.payments:
+        rows.append([words["settlement"], payment.text(summary.language)])
     if summary.problem:
-        rows.append(["Note", summary.problem])
+        rows.append([words["note"], summary.problem])
     return _csv(rows)
 
 
@@ -136,21 +170,23 @@ table.log td,table.log th{font-size:.85em}
 
 def scoresheet_html(summary: GameSummary, events: Sequence[Any], device_name: str) -> bytes:
     e = html.escape
+    words = labels(summary.language)
     parts = [
         "<!DOCTYPE html>",
-        '<html lang="es"><head><meta charset="utf-8">',
+        f'<html lang="{e(summary.language)}"><head><meta charset="utf-8">',
         "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">",
         f"<title>{e(summary.game_name)} {e(summary.started_at)}</title>",
         f"<style>{_CSS}</style></head><body>",
         f"<h1>{e(summary.game_name)}</h1>",
-        f'<p class="meta">{e(device_name)} &middot; game {e(summary.game_id)} &middot; {e(summary.status)}</p>',
-        f'<p class="meta">started {e(summary.started_at)}'
-        + (f" &middot; ended {e(summary.ended_at)}" if summary.ended_at else "") + "</p>",
+        f'<p class="meta">{e(device_name)} &middot; {words["game"]} {e(summary.game_id)}'
+        f" &middot; {e(status_text(summary))}</p>",
+        f'<p class="meta">{words["started"]} {e(summary.started_at)}'
+        + (f" &middot; {words['ended']} {e(summary.ended_at)}" if summary.ended_at else "") + "</p>",
     ]
     if summary.options:
-        parts.append(f'<p class="meta">options: {e(format_options(summary.options))}</p>')
+        parts.append(f'<p class="meta">{words["options"]}: {e(format_options(summary.options))}</p>')
     if summary.stake:
-        parts.append(f'<p class="meta">stake per point: {e(summary.stake)}</p>')
+        parts.append(f'<p class="meta">{words["stake"]}: {e(summary.stake)}</p>')
     rows = scoresheet_rows(summary)
     parts.append("<table><thead><tr>" + "".join(f"<th>{e(c)}</th>" for c in rows[0]) + "</tr></thead><tbody>")
     for index, row in enumerate(rows[1:], start=1):
@@ -159,55 +195,58 @@ def scoresheet_html(summary: GameSummary, events: Sequence[Any], device_name: st
                      + "".join(f"<td>{e(c)}</td>" for c in row) + "</tr>")
     parts.append("</tbody></table>")
     if summary.winners:
-        parts.append(f"<p><b>{'Winner' if len(summary.winners) == 1 else 'Winners'}:</b> "
+        parts.append(f"<p><b>{words['winner' if len(summary.winners) == 1 else 'winners']}:</b> "
                      f"{e(', '.join(summary.winners))}</p>")
-    for line in summary.settlement:
-        parts.append(f"<p>{e(line)}</p>")
+    for payment in summary.payments:
+        parts.append(f"<p>{e(payment.text(summary.language))}</p>")
     if summary.problem:
         parts.append(f'<p class="note">{e(summary.problem)}</p>')
-    parts.append("<p class=\"meta\">X = crossed out, * = served (de mano). Every throw follows.</p>")
-    parts.append(_throw_log(summary, events))
+    parts.append(f'<p class="meta">{words["legend"]}</p>')
+    parts.append(_throw_log(summary, events, words))
     parts.append("</body></html>\n")
     return "\n".join(parts).encode("utf-8")
 
 
-def _throw_log(summary: GameSummary, events: Sequence[Any]) -> str:
+def _throw_log(summary: GameSummary, events: Sequence[Any], words: Mapping[str, str]) -> str:
     e = html.escape
     names = summary.players
-    rows = ["<h2>Throws and scores</h2>", '<table class="log"><thead><tr><th>#</th><th>time (UTC)</th>'
-            "<th>player</th><th>what</th><th>dice</th><th>camera</th></tr></thead><tbody>"]
-    for stored in events:
+    rows = [f"<h2>{words['log']}</h2>", f'<table class="log"><thead><tr><th>#</th><th>{words["time"]}</th>'
+            f"<th>{words['player']}</th><th>{words['what']}</th><th>{words['dice']}</th>"
+            f"<th>{words['camera']}</th></tr></thead><tbody>"]
+    for index, stored in enumerate(events):
         event = stored.event
-        kind = event.get("type", "?")
-        if kind == "game_started":
+        if event.get("type", "?") == "game_started":
             continue
         player = event.get("player")
         who = names[player] if isinstance(player, int) and 0 <= player < len(names) else ""
         rows.append(
             f"<tr><td>{stored.seq}</td><td>{e(stored.at[11:19])}</td><td>{e(who)}</td>"
-            f"<td>{e(_describe_event(event))}</td><td>{e(_dice(event))}</td>"
-            f"<td>{e(_camera(stored.reading))}</td></tr>")
+            f"<td>{e(_describe_event(event, summary, summary.fills.get(index), words))}</td>"
+            f"<td>{e(_dice(event))}</td><td>{e(_camera(stored.reading))}</td></tr>")
     rows.append("</tbody></table>")
     return "\n".join(rows)
 
 
-def _describe_event(event: Mapping[str, Any]) -> str:
+def _describe_event(event: Mapping[str, Any], summary: GameSummary, points: int | None,
+                    words: Mapping[str, str]) -> str:
     kind = event.get("type")
     if kind == "throw":
         thrown = event.get("thrown", [])
         values = event.get("values", [])
-        return "throw" if len(thrown) == len(values) else f"throw ({len(thrown)} dice)"
+        return words["throw"] if len(thrown) == len(values) else words["throw_some"].format(n=len(thrown))
+    name = summary.category_name(str(event.get("category")))
     if kind == "category_scored":
-        points = event.get("points")
-        return f"scored {event.get('category')}" + ("" if points is None else f" ({points})")
+        if points is None:
+            points = event.get("points")
+        return words["scored"].format(name=name, points="?" if points is None else points)
     if kind == "category_scratched":
-        return f"crossed out {event.get('category')}"
+        return words["crossed"].format(name=name)
     if kind == "reading_corrected":
-        return "reading corrected"
+        return words["corrected"]
     if kind == "die_turned":
-        return f"die {int(event.get('die', 0)) + 1} turned to {event.get('value')}"
+        return words["turned"].format(die=int(event.get("die", 0)) + 1, value=event.get("value"))
     if kind == "turn_undone":
-        return "last score undone"
+        return words["undone"]
     return str(kind)
 
 

@@ -45,7 +45,7 @@ class GameSummary:
     sheet: list[list[Cell | None]]  # [category][player]
     totals: list[int] | None
     winners: list[str]
-    settlement: list[str]  # one line per payment
+    payments: list["PaymentLine"]
     status: str
     events: int
     throws: int
@@ -53,6 +53,31 @@ class GameSummary:
     undos: int
     problem: str | None = None
     extra_rows: list[tuple[str, list[str]]] = field(default_factory=list)  # e.g. the bank
+    fills: dict[int, int] = field(default_factory=dict)  # event index -> points of the box filled
+    instant_win: dict[str, str] | None = None  # {"en": "... (Ana)", "es": "... (Ana)"}
+    language: str = "es"
+
+    @property
+    def settlement(self) -> list[str]:
+        return [p.text("en") for p in self.payments]
+
+    def category_name(self, category_id: str) -> str:
+        return dict(self.categories).get(category_id, category_id)
+
+
+@dataclass(frozen=True)
+class PaymentLine:
+    payers: str
+    payees: str
+    points: str
+    amount: str | None  # None when the game was played for points only
+
+    def text(self, language: str) -> str:
+        if language == "es":
+            money = f"{self.amount} ({self.points} puntos)" if self.amount else f"{self.points} puntos"
+            return f"{self.payers} paga a {self.payees} {money}"
+        money = f"{self.amount} ({self.points} points)" if self.amount else f"{self.points} points"
+        return f"{self.payers} pays {self.payees} {money}"
 
 
 def summarize(game_id: str, game: str, started_at: str, ended_at: str | None,
@@ -66,14 +91,14 @@ def summarize(game_id: str, game: str, started_at: str, ended_at: str | None,
         game_id=game_id, game=game, game_name=game, started_at=started_at, ended_at=ended_at,
         options=dict(started.get("options", {})), players=players,
         stake=started.get("stake"), events=len(events), throws=counts["throw"],
-        corrections=counts["reading_corrected"], undos=counts["turn_undone"],
+        corrections=counts["reading_corrected"], undos=counts["turn_undone"], language=language,
     )
     status_if_unscored = STATUS_PLAYING if ended_at is None else STATUS_ENDED
     try:
         return _from_replay(events, language, base, status_if_unscored)
     except Exception as error:  # the raw events are exported whatever the engine thinks
         return GameSummary(**base, categories=[], sheet=[], totals=None, winners=[],
-                           settlement=[], status=status_if_unscored,
+                           payments=[], status=status_if_unscored,
                            problem=f"replay failed: {type(error).__name__}: {error}")
 
 
@@ -81,7 +106,7 @@ def _from_replay(events: Sequence[dict[str, Any]], language: str, base: dict[str
                  status_if_unscored: str) -> GameSummary:
     import engine
 
-    state = engine.replay(events)
+    state, fills, problem = _fold(events)
     spanish = language == "es"
     game_name = state.game.name_es if spanish else state.game.name_en
     categories = [(c.id, c.name_es if spanish else c.name_en) for c in state.rules.categories]
@@ -89,21 +114,52 @@ def _from_replay(events: Sequence[dict[str, Any]], language: str, base: dict[str
     totals = [player_sheet.total for player_sheet in state.sheets]
     players = list(state.players)
     winners: list[str] = []
-    payments: list[str] = []
+    payments: list[PaymentLine] = []
     status = status_if_unscored
     if state.finished:
         status = STATUS_FINISHED
         winners = [players[i] for i in engine.winners(state)]
-        payments = [_payment_line(p, players, state.stake) for p in engine.settlement(state)]
+        payments = [_payment(p, players, state.stake) for p in engine.settlement(state)]
     extra: list[tuple[str, list[str]]] = []
     if state.rules.spare_throw_bank:
         extra.append(("Banco" if spanish else "Bank", [str(b) for b in state.banks]))
     if state.instant_win is not None:
         win = state.instant_win
-        status = f"{STATUS_FINISHED}: {win.name_es if spanish else win.name_en} ({players[win.player]})"
+        who = players[win.player]
+        instant = {"en": f"{win.name_en} ({who})", "es": f"{win.name_es} ({who})"}
+        status = f"{STATUS_FINISHED}: {instant['en']}"
+    else:
+        instant = None
     return GameSummary(**{**base, "game_name": game_name, "players": players}, categories=categories,
-                       sheet=sheet, totals=totals, winners=winners, settlement=payments,
-                       status=status, extra_rows=extra)
+                       sheet=sheet, totals=totals, winners=winners, payments=payments,
+                       status=status, extra_rows=extra, fills=fills, problem=problem,
+                       instant_win=instant)
+
+
+def _fold(events: Sequence[dict[str, Any]]) -> tuple[Any, dict[int, int], str | None]:
+    """The game state, the points of each box filled (by event index) and the first event
+    the rules refused, if any: the sheet then shows the game up to that event."""
+    import engine
+
+    state = engine.start(events[0])
+    fills: dict[int, int] = {}
+    for index, event in enumerate(events[1:], start=1):
+        try:
+            state = engine.apply(state, event)
+        except engine.RuleError as error:
+            return state, fills, f"event {index} ({event.get('type')}) refused by the rules: {error}"
+        if event.get("type") in ("category_scored", "category_scratched"):
+            mark = _mark(state, event)
+            if mark is not None:
+                fills[index] = int(mark.points)
+    return state, fills, None
+
+
+def _mark(state: Any, event: dict[str, Any]) -> Any:
+    try:
+        return state.sheets[event["player"]][event["category"]]
+    except (IndexError, KeyError, ValueError, TypeError):
+        return None
 
 
 def _cell(mark: Any) -> Cell | None:
@@ -112,11 +168,9 @@ def _cell(mark: Any) -> Cell | None:
     return Cell(int(mark.points), bool(mark.scratched), bool(mark.served))
 
 
-def _payment_line(payment: Any, players: list[str], stake: Decimal | None) -> str:
-    payers = " & ".join(players[i] for i in payment.payers)
-    payees = " & ".join(players[i] for i in payment.payees)
+def _payment(payment: Any, players: list[str], stake: Decimal | None) -> PaymentLine:
     points = payment.points
     point_text = str(points.numerator) if points.denominator == 1 else f"{float(points):.2f}"
-    if stake is None:
-        return f"{payers} pays {payees} {point_text} points"
-    return f"{payers} pays {payees} {payment.amount} ({point_text} points)"
+    return PaymentLine(payers=" & ".join(players[i] for i in payment.payers),
+                       payees=" & ".join(players[i] for i in payment.payees),
+                       points=point_text, amount=None if stake is None else str(payment.amount))

@@ -168,3 +168,32 @@ def test_exports_while_the_service_is_writing(tmp_path: Path) -> None:
         assert len(events) == 1 + 2 * 2 * 2 + 1
     finally:
         writer.close()
+
+
+def test_a_log_the_rules_refuse_is_still_exported_whole_with_a_note(tmp_path: Path) -> None:
+    state = tmp_path / "state"
+    with EventLog.open(state) as log:
+        game_id = record_game(log, ["Ana", "Beto"], rounds=1, end=False)
+        log.append(game_id, {"type": "category_scored", "v": 1, "player": 1, "category": "ones"})
+        log.end_game(game_id)
+    export_games(state, tmp_path, "bar")
+    base = tmp_path / "CUBILETE" / "bar"
+    row = dict(zip(*read_csv(base / "games.csv")))
+    assert "refused by the rules" in row["note"] and row["totals"]
+    (folder,) = [p for p in base.iterdir() if p.is_dir()]
+    assert len((folder / "events.jsonl").read_text().splitlines()) == 6
+
+
+@pytest.mark.parametrize("language,words", [("es", ["Ganador", "paga a", "Tiros y anotaciones"]),
+                                            ("en", ["Winner", "pays", "Throws and scores"])])
+def test_score_sheets_speak_the_device_language(tmp_path: Path, language: str, words: list[str]) -> None:
+    state = tmp_path / "state"
+    with EventLog.open(state) as log:
+        record_game(log, ["Ana", "Beto"])
+    export_games(state, tmp_path, "bar", language=language)
+    (page,) = (tmp_path / "CUBILETE" / "bar").glob("*/scoresheet.html")
+    text = page.read_text()
+    for word in words:
+        assert word in text
+    header = read_csv(tmp_path / "CUBILETE" / "bar" / "games.csv")[0]
+    assert header[0] == "game_id"  # games.csv is data: the same in every language
