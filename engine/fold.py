@@ -8,18 +8,20 @@ data (`engine.rules`); this module knows no game by name.
 from __future__ import annotations
 
 import dataclasses
-from types import MappingProxyType
 from decimal import Decimal, InvalidOperation
+from types import MappingProxyType
 from typing import Any, Iterable, Mapping, Sequence
 
 from engine import events as ev
 from engine.dice import opposite
 from engine.errors import (
-    BadDieValue, BadPartnerships, BadPlayers, BadStake, CategoryFilled, CategoryNotOpenYet, CrossingOutNotAllowed,
-    DieAlreadyTurned, FirstThrowNotAllDice, GameAlreadyStarted, GameNotStarted, GameOver, HeldDieChanged,
-    LockedDieRethrown, MalformedEvent, NoThrowToUndo, NoThrowYet, NothingThrown, NothingToCorrect, NothingToUndo, PointsMismatch,
-    RollOffMismatch, RuleError, SecondTurnMustImprove, ThrowAfterTurnOver, TooManyThrows, TooManyTurnedDice, TurnedDieNotOpposite, TurningNotInGame,
-    TurnRequired, TurnTooEarly, UnknownCategory, WrongDiceCount, WrongPlayer,
+    BadDieValue, BadPartnerships, BadPlayers, BadStake, CategoryFilled, CategoryNotOpenYet,
+    CrossingOutNotAllowed, DieAlreadyTurned, FirstThrowNotAllDice, GameAlreadyStarted,
+    GameNotStarted, GameOver, HeldDieChanged, LockedDieRethrown, MalformedEvent, NoThrowToUndo,
+    NoThrowYet, NothingThrown, NothingToCorrect, NothingToUndo, PointsMismatch, RollOffMismatch,
+    SecondTurnMustImprove, ThrowAfterTurnOver, TooManyThrows, TooManyTurnedDice,
+    TurnRequired, TurnTooEarly, TurnedDieNotOpposite, TurningNotInGame, UnknownCategory,
+    WrongDiceCount, WrongPlayer,
 )
 from engine.games import resolve_game
 from engine.ordering import roll_off_order
@@ -320,4 +322,4 @@ def _undo(state: GameState) -> GameState:
     return state.undo_point
 
 
-__all__ = ["new_game", "replay", "start", "apply", "RuleError"]
+__all__ = ["new_game", "replay", "start", "apply"]
