@@ -84,15 +84,17 @@ def test_label_boxes_hold_the_top_face_pixels_and_centres():
         assert lab.size ** 2 == pytest.approx(len(xs), rel=0.15)
 
 
-@pytest.mark.parametrize("yaw", [0.0, 70.0, 150.0, 292.0])
-def test_flat_dice_of_one_height_never_hide_each_others_top_faces(yaw):
-    # touching rows seen obliquely: a nearer die may hide a neighbour's side, never its top
-    dice = [DieSpec(value=1 + (r * 4 + c) % 6, center=(200 + 51 * c, 160 + 51 * r), size=50)
+@pytest.mark.parametrize("yaw,corner", [(0.0, (400, 60)), (0.0, (400, 300)), (90.0, (400, 300)),
+                                         (200.0, (400, 300)), (292.0, (40, 300))])
+def test_flat_dice_of_one_height_never_hide_each_others_top_faces(yaw, corner):
+    # rows of dice seen obliquely, off the camera's axis: a die may hide a neighbour's side,
+    # never its top (drawing them by the depth of their centres got this wrong)
+    dice = [DieSpec(value=1 + (r * 4 + c) % 6, center=(corner[0] + 51 * c, corner[1] + 51 * r), size=50)
             for r in range(3) for c in range(4)]
     scene = dataclasses.replace(plain_scene(dice, tilt=30.0, width=640, height=480),
                                 camera=CameraSpec(tilt_deg=30.0, yaw_deg=yaw, fov_deg=70))
     out = render(scene)
-    assert min(lab.visible for lab in out.labels) > 0.999
+    assert min(lab.visible for lab in out.labels) > 0.995
 
 
 def test_labels_report_the_spec_and_cocked_dice():
