@@ -106,12 +106,13 @@ def test_the_export_unit_mounts_privately_with_two_capabilities() -> None:
     assert "%I" in body["ExecStart"][0]
 
 
-@pytest.mark.parametrize("name", ["cubilete-export@.service", "cubilete-export-request.service"])
-def test_unit_command_lines_are_ones_the_cli_accepts(name: str) -> None:
+@pytest.mark.parametrize("name,subcommand", [("cubilete.service", "run"), ("cubilete-export@.service", "export"),
+                                             ("cubilete-export-request.service", "export")])
+def test_unit_command_lines_are_ones_the_cli_accepts(name: str, subcommand: str) -> None:
     command = shlex.split(unit(name)["Service"]["ExecStart"][0].replace("%I", "sda1"))
     assert command[0] == CUBILETE_BIN
     args = build_parser().parse_args(command[1:])
-    assert args.command == "export"
+    assert args.command == subcommand
 
 
 def test_installer_puts_the_program_where_the_units_expect_it() -> None:
