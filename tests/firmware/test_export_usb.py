@@ -167,3 +167,39 @@ def test_fat_and_exfat_files_belong_to_the_exporter() -> None:
     assert "uid=999,gid=996" in mount_options("vfat", 999, 996)
     assert "uid=999,gid=996" in mount_options("exfat", 999, 996)
     assert "uid" not in mount_options("ext4", 999, 996)
+
+
+def test_a_stick_pulled_mid_export_stops_it_cleanly(state: Path, tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """systemd stops the unit (BindsTo=dev-sda1.device) with SIGTERM when the stick goes."""
+    import os
+    import signal
+
+    from firmware.export import usbjob
+
+    monkeypatch.setattr(usbjob, "PROGRESS_INTERVAL", 0.0)  # a progress message per game
+
+    sent: list[notify.ExportMessage] = []
+
+    def service(message: notify.ExportMessage) -> bool:
+        sent.append(message)
+        if message.type == notify.PROGRESS and message.done == 1:
+            os.kill(os.getpid(), signal.SIGTERM)
+        return True
+
+    config = Config(export=ExportConfig(socket=str(tmp_path / "unused.sock")))
+    stick = FakeUsbStorage(tmp_path / "stick")
+    previous = signal.getsignal(signal.SIGTERM)
+    code = run_usb_export("sda1", config, state_dir=str(state), all_games=False, device_name="bar",
+                          quiet=True, storage=stick, send=service)
+    assert code == 1
+    assert signal.getsignal(signal.SIGTERM) == previous
+    assert sent[-1].type == notify.FAILED and "stopped" in sent[-1].message
+    assert stick.calls[-1] == "unmount"
+    # the game finished before the signal is recorded; the other goes out next time
+    from firmware.export import exported_game_ids
+
+    assert len(exported_game_ids(state)) == 1
+    assert run_usb_export("sda1", config, state_dir=str(state), all_games=False, device_name="bar",
+                          quiet=True, storage=FakeUsbStorage(tmp_path / "stick"), send=lambda m: True) == 0
+    assert len(exported_game_ids(state)) == 2
