@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -13,7 +14,11 @@ from firmware.cli import main
 from firmware.eventlog import EventLog
 from firmware.export import exported_game_ids
 from firmware.export.exporter import export_games
-from tests.firmware.export_support import JPEG, add_games, make_state, record_game, tree
+from tests.firmware.export_support import memory_tmp_path, JPEG, add_games, make_state, record_game, tree
+
+
+tmp_path = pytest.fixture(memory_tmp_path)  # fsync-heavy tests: see export_support
+module_tmp = pytest.fixture(scope="module")(memory_tmp_path)
 
 
 def read_csv(path: Path) -> list[list[str]]:
@@ -22,11 +27,17 @@ def read_csv(path: Path) -> list[list[str]]:
     return list(csv.reader(io.StringIO(data.decode("utf-8-sig"))))
 
 
-@pytest.fixture
-def state(tmp_path: Path) -> Path:
-    path = tmp_path / "state"
+@pytest.fixture(scope="module")
+def seed(module_tmp: Path) -> Path:
+    path = module_tmp / "seed" / "state"
     make_state(path, 3)
     return path
+
+
+@pytest.fixture
+def state(seed: Path, tmp_path: Path) -> Path:
+    shutil.copytree(seed, tmp_path / "state")
+    return tmp_path / "state"
 
 
 def test_writes_games_csv_and_a_folder_per_game(state: Path, tmp_path: Path) -> None:

@@ -21,30 +21,34 @@ from firmware.eventlog import EventLog
 from firmware.export import exported_game_ids
 from firmware.export.exporter import export_games
 from firmware.export.safewrite import DirOps, ExportError, ExportTarget
-from tests.firmware.export_support import add_games, make_state, tree
+from tests.firmware.export_support import memory_tmp_path, add_games, make_state, tree
 
 DEVICE = "bar"
 
 
+tmp_path = pytest.fixture(memory_tmp_path)  # fsync-heavy tests: see export_support
+module_tmp = pytest.fixture(scope="module")(memory_tmp_path)
+
+
 @pytest.fixture(scope="module")
-def seed_state(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = tmp_path_factory.mktemp("seed") / "state"
+def seed_state(module_tmp: Path) -> Path:
+    path = module_tmp / "seed" / "state"
     make_state(path, 2)
     return path
 
 
 @pytest.fixture(scope="module")
-def grown_state(tmp_path_factory: pytest.TempPathFactory, seed_state: Path) -> Path:
+def grown_state(module_tmp: Path, seed_state: Path) -> Path:
     """The seed state after two more games were played."""
-    path = tmp_path_factory.mktemp("grown") / "state"
+    path = module_tmp / "grown" / "state"
     shutil.copytree(seed_state, path)
     add_games(path, 2)
     return path
 
 
 @pytest.fixture(scope="module")
-def grown_reference(tmp_path_factory: pytest.TempPathFactory, grown_state: Path) -> dict[str, bytes | str]:
-    root = tmp_path_factory.mktemp("grown-reference")
+def grown_reference(module_tmp: Path, grown_state: Path) -> dict[str, bytes | str]:
+    root = module_tmp / "grown-reference"
     shutil.copytree(grown_state, root / "state")
     export_games(root / "state", root, DEVICE)
     return tree(root / "CUBILETE")

@@ -14,12 +14,16 @@ from firmware.config import Config, ExportConfig
 from firmware.export import notify
 from firmware.export.usbjob import run_request, run_usb_export
 from hardware.usb import FakeUsbStorage, mount_options
-from tests.firmware.export_support import make_state
+from tests.firmware.export_support import memory_tmp_path, make_state
+
+
+tmp_path = pytest.fixture(memory_tmp_path)  # fsync-heavy tests: see export_support
+module_tmp = pytest.fixture(scope="module")(memory_tmp_path)
 
 
 @pytest.fixture(scope="module")
-def seed(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = tmp_path_factory.mktemp("usb") / "state"
+def seed(module_tmp: Path) -> Path:
+    path = module_tmp / "usb" / "state"
     make_state(path, 2)
     return path
 
