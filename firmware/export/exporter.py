@@ -54,6 +54,9 @@ class ExportResult:
     seconds: float
 
     def summary_line(self, target: str) -> str:
+        if self.games == 0:
+            return (f"no new games since the last export (--all writes every game);"
+                    f" {os.path.join(target, self.folder, 'games.csv')} lists {self.listed}")
         what = "1 game" if self.games == 1 else f"{self.games} games"
         line = (f"exported {what} ({self.files_written} files, {self.bytes_written / 1e6:.1f} MB)"
                 f" to {os.path.join(target, self.folder)} in {self.seconds:.1f} s;"
