@@ -3,8 +3,11 @@ whole device.
 
 A seeded synthetic session of the game (vision.session_synth, in ./demo-state/session) is
 replayed as the camera through the real reader and throw tracker into the service's state
-machine and event log; the presses come from a button script on the session's clock; the
-OLED is drawn in the terminal. At the end the final table is printed and the game's logs
+machine and event log; a simulated player (firmware.autoplayer) looks at the screen and at
+the dice as they really lie and presses the buttons: it answers the device's questions
+about unsure dice truthfully and fills the box the script says. Its presses are saved as a
+button script (./demo-state/buttons.txt) that ScriptedButtons replays exactly. The OLED is
+drawn in the terminal. At the end the final table is printed and the game's logs
 are exported to ./demo-export/ with the USB exporter's code (its ledger in ./demo-state/).
 
 The game: J1 throws a straight on the first throw (served, 25); J2 throws with a cocked
@@ -25,32 +28,20 @@ from typing import Any, TextIO
 DEMO_SEED = 2026
 
 DEMO_GAME: list[dict[str, Any]] = [
-    {"throw": [2, 3, 4, 5, 6], "press": ["ok", "ok"]},  # J1: straight, served: 25
+    {"throw": [2, 3, 4, 5, 6], "score": "straight"},  # J1: straight on the first throw: 25
     {"clear": True},
     {"throw": [5, 5, 2, 6, 3], "cocked": [3]},  # J2: a die lands cocked: rethrow it
     {"throw": [None, None, None, 1, None]},
     {"throw": [None, None, 5, 4, 1]},  # the two fives stay, three dice again
-    {"throw": [None, None, None, 2, 3], "press": ["ok", "ok"]},  # three fives: 15
+    {"throw": [None, None, None, 2, 3], "score": "fives"},  # three fives: 15
     {"clear": True},
-    {"throw": [4, 4, 4, 4, 4], "press": ["ok"]},  # J1: generala servida wins at once; OK closes
+    {"throw": [4, 4, 4, 4, 4]},  # J1: generala servida wins at once
 ]
 
 # The shortest whole game: one throw, an instant win (the test suite runs this one).
 QUICK_GAME: list[dict[str, Any]] = [
-    {"throw": [6, 6, 6, 6, 6], "press": ["ok"]},
+    {"throw": [6, 6, 6, 6, 6]},
 ]
-
-DEMO_CONFIG = """\
-[device]
-name = "demo"
-language = "{language}"
-[game]
-game = "generala"
-players = 2
-order = "fixed"
-stake_per_point = 0.5
-currency = "$"
-"""
 
 
 @dataclass(frozen=True)
@@ -100,18 +91,12 @@ def final_table(state_dir: Path) -> tuple[bool, str]:
 
 def run_demo(state_dir: Path, export_dir: Path, *, quick: bool = False, interactive: bool = False,
              language: str = "es", out: TextIO = sys.stdout, seed: int = DEMO_SEED) -> DemoResult:
-    import tomllib
-
     import cv2
 
-    from firmware.config import config_from_dict
     from firmware.export.exporter import export_games
-    from firmware.scripted_game import make_scripted_session
-    from firmware.service import Service
-    from hardware.buttons import KeyboardButtons, ScriptedButtons
-    from hardware.camera import Backoff, ReplayCamera, ResilientCamera
+    from firmware.scripted_game import play_session, render_session, replay_service, write_button_script
+    from hardware.buttons import KEYS_HELP, KeyboardButtons
     from hardware.display import TerminalDisplay
-    from vision.tracker import ThrowTracker
 
     cv2.setNumThreads(1)
     for folder in (state_dir, export_dir):
@@ -119,23 +104,19 @@ def run_demo(state_dir: Path, export_dir: Path, *, quick: bool = False, interact
         folder.mkdir(parents=True)
     game = QUICK_GAME if quick else DEMO_GAME
     print(f"Rendering the demo session (seed {seed}) into {state_dir / 'session'} ...", file=out, flush=True)
-    scripted = make_scripted_session(state_dir, game, seed, session_config())
-
-    config, problems = config_from_dict(tomllib.loads(DEMO_CONFIG.format(language=language)))
-    assert not problems, problems
-    camera = ResilientCamera(lambda: ReplayCamera(scripted.session, realtime=interactive),
-                             backoff=Backoff(initial=0.1))
-    holder: dict[str, Service] = {}
+    session, truth = render_session(state_dir, game, seed, session_config())
+    display = TerminalDisplay(out)
     if interactive:
-        buttons: Any = KeyboardButtons()
+        print(f"Your turn to press the buttons ({KEYS_HELP}); the session plays in real time.", file=out)
+        service = replay_service(session, state_dir, KeyboardButtons(), display, language, realtime=True)
+        service.run()
     else:
-        buttons = ScriptedButtons(scripted.presses, clock=lambda: holder["s"].frame_t if "s" in holder else 0.0)
-        buttons.start(0.0)
-    service = Service(config, [], state_dir, camera, TerminalDisplay(out), buttons, ThrowTracker(),
-                      control_socket=str(state_dir / "control.sock"), exit_at_end=True)
-    holder["s"] = service
-    print("Replaying it through the reader, tracker, game engine and screen:", file=out, flush=True)
-    service.run()
+        print("Replaying it through the reader, tracker, game engine and screen; a simulated player "
+              "presses the buttons:", file=out, flush=True)
+        player = play_session(session, truth, game, state_dir, display, language)
+        script = write_button_script(state_dir / "buttons.txt", player.presses)
+        print(f"Its {len(player.presses)} presses are in {script}: `cubilete run --camera replay:{session} "
+              f"--buttons script:{script}` replays them.", file=out)
 
     finished, table = final_table(state_dir)
     print("\nFinal table:\n" + table, file=out)

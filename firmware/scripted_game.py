@@ -1,99 +1,130 @@
 """A game played by script: what the players throw (a synthetic camera session made by
-vision.session_synth) and which buttons they press after each throw (a button script).
+vision.session_synth) and the buttons they press (a button script on the session's clock).
 
-The demo, the soak test and `cubilete bench appliance` all run the real service on such a
-game: the session replays through the reader and the tracker as a camera would deliver it,
-and the presses follow the session's clock (see `cubilete run`), so the game plays the same
-at any speed.
+The demo, the soak test and `cubilete bench appliance` run the real service on such a game:
+the session replays through the reader and tracker as a camera would deliver it, and the
+presses follow the session's clock (see `cubilete run`), so a game plays the same at any
+speed and on every run.
 
-A game script is a list of steps, each a session step (vision.session_script's JSON form)
-with the presses that follow it:
+A game script is a list of session steps (vision.session_script's JSON form); a throw may
+say which box the player fills after it:
 
-    {"throw": [2, 3, 4, 5, 6], "press": ["ok", "ok", "ok"]}
+    {"throw": [2, 3, 4, 5, 6], "score": "straight"}
     {"clear": true}
 
-Presses go `PRESS_DELAY_S` after the throw's dice stop (the tracker needs about half a
-second to see them still and read them twice), `PRESS_GAP_S` apart; "OK" is a long press
-of ok. `MENU_PRESSES` at the start take the menu to a new game.
+The presses are not written by hand: a simulated player (firmware.autoplayer) plays the
+session on the real service, answering the device's questions with what the dice really
+show; its presses are saved as a button script that `ScriptedButtons` replays exactly
+(the soak and the benchmark rehearse once, then replay the script).
 """
 
 from __future__ import annotations
 
 import json
+import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
-PRESS_DELAY_S = 0.9
-PRESS_GAP_S = 0.12
-# Main menu: New game; then the last item of the new-game menu (Start).
-MENU_PRESSES = ("ok", "prev", "ok")
-MENU_START_S = 0.2
-
-
-class GameScriptError(ValueError):
-    """The script cannot be played as written (presses that do not fit before the next move)."""
+GAME_CONFIG = """\
+[device]
+name = "demo"
+language = "{language}"
+[game]
+game = "generala"
+players = 2
+order = "fixed"
+stake_per_point = 0.5
+currency = "$"
+"""
 
 
 @dataclass(frozen=True)
 class ScriptedSession:
     session: Path  # the session folder
+    truth: dict[str, Any]
     buttons: Path  # the button script ("TIME BUTTON KIND" lines, session time)
     presses: tuple[tuple[float, str, str], ...]
     duration: float
 
 
+def game_config(language: str = "es") -> Any:
+    from firmware.config import config_from_dict
+
+    config, problems = config_from_dict(tomllib.loads(GAME_CONFIG.format(language=language)))
+    assert not problems, problems
+    return config
+
+
 def session_steps(game: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
-    return [{k: v for k, v in step.items() if k != "press"} for step in game]
-
-
-def press_times(game: Sequence[dict[str, Any]], truth: dict[str, Any],
-                menu: Sequence[str] = MENU_PRESSES) -> list[tuple[float, str, str]]:
-    """When each press happens, in session time, from the session's truth."""
-    presses = [(round(MENU_START_S + i * PRESS_GAP_S, 3), *_button(name)) for i, name in enumerate(menu)]
-    throw_settles = [s for s in truth["settles"] if s.get("step") == "Throw" and s.get("expect") == "settled"]
-    throws = [step for step in game if "throw" in step]
-    if len(throws) != len(throw_settles):
-        raise GameScriptError(f"{len(throws)} throws in the script, {len(throw_settles)} in the session")
-    for step, settle in zip(throws, throw_settles):
-        names = step.get("press", [])
-        t = float(settle["t_stop"]) + PRESS_DELAY_S
-        for name in names:
-            presses.append((round(t, 3), *_button(name)))
-            t += PRESS_GAP_S
-        if names and t > float(settle["t_next"]):
-            raise GameScriptError(f"the presses after {step} end at {t:.2f} s, after the next move "
-                                  f"({settle['t_next']:.2f} s): add a pause step")
-    return presses
-
-
-def _button(name: str) -> tuple[str, str]:
-    if name == "OK":
-        return "ok", "long"
-    if name not in ("ok", "prev", "next"):
-        raise GameScriptError(f"unknown press {name!r}: ok, prev, next or OK (long)")
-    return name, "short"
+    return [{k: v for k, v in step.items() if k != "score"} for step in game]
 
 
 def write_button_script(path: Path, presses: Sequence[tuple[float, str, str]], after: float = float("-inf")) -> Path:
     """The presses later than `after` (session seconds) as a script file for ScriptedButtons."""
-    lines = [f"{t:.3f} {button} {kind}" for t, button, kind in presses if t > after]
+    lines = [f"{t:.4f} {button} {kind}" for t, button, kind in presses if t > after]
+    path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return path
 
 
-def make_scripted_session(folder: Path, game: Sequence[dict[str, Any]], seed: int,
-                          config: Any = None) -> ScriptedSession:
-    """Render the session (seeded, so always the same) and its button script into `folder`."""
+def replay_service(session: Path, state_dir: Path, buttons: Any, display: Any, language: str = "es",
+                   realtime: bool = False) -> Any:
+    """The real service on a replayed session, with these buttons and display (not started)."""
+    from firmware.service import Service
+    from hardware.camera import Backoff, ReplayCamera, ResilientCamera
+    from vision.tracker import ThrowTracker
+
+    camera = ResilientCamera(lambda: ReplayCamera(session, realtime=realtime), backoff=Backoff(initial=0.1))
+    return Service(game_config(language), [], state_dir, camera, display, buttons, ThrowTracker(),
+                   control_socket=str(state_dir / "control.sock"), exit_at_end=True)
+
+
+def session_clock(holder: dict[str, Any]) -> Any:
+    """For ScriptedButtons: the time of the service's last frame (set holder["service"])."""
+    return lambda: holder["service"].frame_t if "service" in holder else 0.0
+
+
+def render_session(folder: Path, game: Sequence[dict[str, Any]], seed: int,
+                   config: Any = None) -> tuple[Path, dict[str, Any]]:
+    """Render the game's session (seeded, so always the same) into `folder`/session."""
     import numpy as np
 
     from vision.session_script import parse_script
     from vision.session_synth import SessionConfig, generate_session
 
-    config = config or SessionConfig()
     session = generate_session(folder / "session", parse_script(session_steps(game)),
-                               np.random.default_rng(seed), config)
-    truth = json.loads((folder / "session" / "session.json").read_text(encoding="utf-8"))["truth"]
-    presses = press_times(game, truth)
-    buttons = write_button_script(folder / "buttons.txt", presses)
-    return ScriptedSession(Path(session.path), buttons, tuple(presses), float(truth["duration"]))
+                               np.random.default_rng(seed), config or SessionConfig())
+    truth = session.truth or json.loads((folder / "session" / "session.json").read_text("utf-8"))["truth"]
+    return Path(session.path), truth
+
+
+def play_session(session: Path, truth: dict[str, Any], game: Sequence[dict[str, Any]], state_dir: Path,
+                 display: Any, language: str = "es") -> Any:
+    """The simulated player plays the session on the real service; returns the player (its
+    presses) once the replay has ended."""
+    from firmware.autoplayer import TruthPlayer
+
+    holder: dict[str, Any] = {}
+    player = TruthPlayer(game, truth, lambda: holder.get("service"))
+    service = replay_service(session, state_dir, player, display, language)
+    holder["service"] = service
+    service.run()
+    return player
+
+
+def make_scripted_session(folder: Path, game: Sequence[dict[str, Any]], seed: int,
+                          config: Any = None) -> ScriptedSession:
+    """Render the session, let the simulated player play it once on the real service (a
+    rehearsal, with no screen) and keep its presses as the button script."""
+    import shutil
+
+    from hardware.display import NullDisplay
+
+    session, truth = render_session(folder, game, seed, config)
+    rehearsal = folder / "rehearsal"
+    shutil.rmtree(rehearsal, ignore_errors=True)
+    player = play_session(session, truth, game, rehearsal, NullDisplay())
+    shutil.rmtree(rehearsal, ignore_errors=True)
+    buttons = write_button_script(folder / "buttons.txt", player.presses)
+    return ScriptedSession(session, truth, buttons, tuple(player.presses), float(truth["duration"]))

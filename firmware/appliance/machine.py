@@ -261,6 +261,11 @@ class Appliance:
     def _camera_covers(self) -> bool:
         return not self.camera_ok and not self._camera_dismissed and (self.mode.in_game or self.mode.needs_camera)
 
+    @property
+    def covered(self) -> bool:
+        """A message covers the mode's screen (a press only clears it)."""
+        return bool(self._overlays) or self._usb is not None or self._camera_covers()
+
     def screen(self) -> Screen:
         if self._overlays:
             return self._overlays[0].screen

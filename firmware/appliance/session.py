@@ -40,6 +40,7 @@ class ThrowView:
 
     dice: tuple[DieSeen, ...] = ()
     confirmed: bool = True
+    t: float | None = None  # when the tracker saw it settle (camera time)
 
     @property
     def unsure(self) -> tuple[int, ...]:
@@ -76,7 +77,8 @@ def throw_view_from_reading(stored: dict[str, Any] | None, dice: int) -> ThrowVi
             alternatives=tuple(int(v) for v in reading_die.get("alternatives", ())),
         )
     any_unsure = any(d.unsure for d in seen)
-    return ThrowView(tuple(seen), confirmed=not any_unsure)
+    t = stored.get("t")
+    return ThrowView(tuple(seen), confirmed=not any_unsure, t=float(t) if t is not None else None)
 
 
 @dataclass

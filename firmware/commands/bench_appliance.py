@@ -20,6 +20,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from firmware.scripted_game import GAME_CONFIG
+
 TARGET_RSS_MB = 150.0
 TARGET_LATENCY_MS = 300.0
 TARGET_CPU = 0.25
@@ -37,7 +39,7 @@ def _service(work: Path, name: str, camera: str, buttons: str) -> tuple[dict, fl
     """Run `cubilete run` on a replay; its statistics, wall time and exit code."""
     stats = work / f"{name}-stats.json"
     config = work / "bench.toml"
-    config.write_text('[game]\norder = "fixed"\nstake_per_point = 0.5\n', encoding="utf-8")
+    config.write_text(GAME_CONFIG.format(language="es"), encoding="utf-8")
     command = [sys.executable, "-m", "firmware.cli", "run", "--config", str(config), "--camera", camera,
                "--buttons", buttons, "--display", "dummy", "--state-dir", str(work / f"{name}-state"),
                "--socket", str(work / f"{name}.sock"), "--exit-at-end", "--stats-out", str(stats),
