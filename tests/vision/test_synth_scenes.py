@@ -131,6 +131,13 @@ def test_cli_writes_a_set(tmp_path, capsys):
     assert "2 scenes" in capsys.readouterr().out
 
 
+def test_cli_limits_styles_and_surfaces(tmp_path):
+    assert synth_main(["--out", str(tmp_path), "--n", "1", "--styles", "translucent", "--backgrounds", "wood",
+                       "--tray", "0", "--width", "320", "--height", "240", "--min-size", "30", "--max-size", "40"]) == 0
+    with pytest.raises(SystemExit):
+        synth_main(["--out", str(tmp_path), "--styles", "glass"])
+
+
 def test_cli_refuses_nonsense_sizes(tmp_path):
     with pytest.raises(SystemExit) as exit_info:
         synth_main(["--out", str(tmp_path), "--min-size", "90", "--max-size", "40"])

@@ -8,6 +8,7 @@ import sys
 import time
 
 from .manifest import write_manifest
+from .spec import BACKGROUND_KINDS, DIE_STYLES
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -26,6 +27,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-touching", action="store_true", help="keep dice apart")
     parser.add_argument("--cocked", type=float, default=0.0, help="chance a die is cocked (default 0)")
     parser.add_argument("--occluders", type=float, default=0.0, help="chance of a hand or cup in view (default 0)")
+    parser.add_argument("--tray", type=float, default=0.3, help="chance of a tray with a rim (default 0.3)")
+    parser.add_argument("--styles", default=",".join(DIE_STYLES),
+                        help=f"die styles to draw from, comma-separated (default {','.join(DIE_STYLES)})")
+    parser.add_argument("--backgrounds", default=",".join(BACKGROUND_KINDS),
+                        help=f"surfaces to draw from, comma-separated (default {','.join(BACKGROUND_KINDS)})")
     parser.add_argument("--split", default="test", help="split name written in the manifest (default test)")
     args = parser.parse_args(argv)
     if args.bench:
@@ -38,12 +44,19 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--out DIR is needed (or --bench)")
     if args.n < 0 or args.dice < 0 or not 0 < args.min_size <= args.max_size:
         parser.error("need --n >= 0, --dice >= 0 and 0 < --min-size <= --max-size")
+    styles = tuple(x.strip() for x in args.styles.split(",") if x.strip())
+    backgrounds = tuple(x.strip() for x in args.backgrounds.split(",") if x.strip())
+    if not styles or set(styles) - set(DIE_STYLES):
+        parser.error(f"--styles must name some of {', '.join(DIE_STYLES)}")
+    if not backgrounds or set(backgrounds) - set(BACKGROUND_KINDS):
+        parser.error(f"--backgrounds must name some of {', '.join(BACKGROUND_KINDS)}")
     start = time.perf_counter()
     try:
         path = write_manifest(args.out, args.n, args.seed, split=args.split, n_dice=args.dice, width=args.width,
                               height=args.height, size_range=(args.min_size, args.max_size),
                               touching=not args.no_touching, max_tilt_deg=args.max_tilt, cocked_prob=args.cocked,
-                              occluder_prob=args.occluders)
+                              occluder_prob=args.occluders, tray_prob=args.tray, styles=styles,
+                              backgrounds=backgrounds)
     except ValueError as e:
         print(f"python -m vision.synth: {e}", file=sys.stderr)
         return 2
