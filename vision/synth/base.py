@@ -18,7 +18,7 @@ from .spec import BackgroundSpec, Lamp, SceneSpec
 from .textures import background_texture
 
 _BASE_CACHE: OrderedDict[tuple, "Base"] = OrderedDict()
-_BASE_CACHE_SIZE = 6
+_BASE_CACHE_SIZE = 3
 
 
 @dataclass(frozen=True, eq=False)
@@ -71,8 +71,10 @@ def _surface(spec: BackgroundSpec, camera: Camera, width: int, height: int, homo
     cap = 3 * max(width, height)
     x0, y0 = np.clip(plane.min(axis=0), [width / 2 - cap, height / 2 - cap], None) - 2
     x1, y1 = np.clip(plane.max(axis=0), None, [width / 2 + cap, height / 2 + cap]) + 2
-    tex = background_texture(spec, int(x1 - x0) + 1, int(y1 - y0) + 1)
-    shift = np.array([[1, 0, x0], [0, 1, y0], [0, 0, 1]])
+    area = (x1 - x0) * (y1 - y0)
+    scale = float(np.clip(np.sqrt(2.0 * width * height / area), 0.75, 1.0))
+    tex = background_texture(spec, int((x1 - x0) * scale) + 1, int((y1 - y0) * scale) + 1, scale)
+    shift = np.array([[1 / scale, 0, x0], [0, 1 / scale, y0], [0, 0, 1]])
     return cv2.warpPerspective(tex, homography @ shift, (width, height), flags=cv2.INTER_LINEAR,
                                borderMode=cv2.BORDER_REFLECT)
 

@@ -22,7 +22,7 @@ from .textures import DieLook, edge_weights, face_texture, texture_size_for
 Roi = tuple[int, int, int, int]  # x0, y0, x1, y1 (exclusive)
 
 _SPRITE_CACHE: OrderedDict[tuple, "DieSprite"] = OrderedDict()
-_SPRITE_CACHE_SIZE = 96
+_SPRITE_CACHE_SIZE = 48
 
 
 OWN_NONE, OWN_SIDE, OWN_TOP = 0, 1, 2

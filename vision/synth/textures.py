@@ -103,7 +103,7 @@ def _edge_distance(size: int) -> np.ndarray:
     return np.minimum.outer(coords, coords)
 
 
-@lru_cache(maxsize=512)
+@lru_cache(maxsize=256)
 def face_texture(look: DieLook, value: int, size: int, pips_only: bool = False) -> np.ndarray:
     """The face showing `value`, as a size x size BGRA uint8 image seen from outside.
 
@@ -178,8 +178,9 @@ def _contrast_colour(bgr: BGR) -> tuple[float, float, float]:
     return (min(255, b * 0.5 + 110), min(255, g * 0.5 + 110), min(255, r * 0.5 + 110))
 
 
-def background_texture(spec: BackgroundSpec, width: int, height: int) -> np.ndarray:
-    """A width x height float32 BGR patch of the surface (one plane px per pixel)."""
+def background_texture(spec: BackgroundSpec, width: int, height: int, scale: float = 1.0) -> np.ndarray:
+    """A width x height float32 BGR patch of the surface, `scale` texture px per plane px
+    (below 1 for the wide, far-reaching views of a tilted camera, to bound the memory used)."""
     rng = np.random.default_rng([spec.seed, 7919])
     base = np.array(spec.bgr, np.float32)
     second = np.array(spec.bgr2, np.float32) if spec.bgr2 is not None else base * 0.7
@@ -187,49 +188,62 @@ def background_texture(spec: BackgroundSpec, width: int, height: int) -> np.ndar
     out = np.empty((height, width, 3), np.float32)
     out[:] = base
     if spec.kind == "felt":
-        blotches = smooth_noise(rng, height, width, 120, octaves=3)
-        fibres = cv2.GaussianBlur(gaussian_field(rng, height, width), (0, 0), 0.8)
-        pills = smooth_noise(rng, height, width, 6)
+        blotches = smooth_noise(rng, height, width, 120 * scale, octaves=3)
+        fibres = cv2.GaussianBlur(gaussian_field(rng, height, width), (0, 0), 0.8 * scale)
+        pills = smooth_noise(rng, height, width, 6 * scale)
         out *= (1 + t * (0.06 * blotches + 0.10 * fibres + 0.04 * pills))[..., None]
     elif spec.kind == "wood":
-        angle = rng.uniform(0, 180)
-        m = cv2.getRotationMatrix2D((width / 2, height / 2), angle, 1.0)
-        big = int(np.hypot(width, height)) + 4
-        plank_w = rng.uniform(90, 220)
-        ys = np.arange(big, dtype=np.float32)
-        plank = np.floor(ys / plank_w).astype(int)
-        plank_shift = rng.uniform(-0.12, 0.12, plank.max() + 1).astype(np.float32)
-        streak = cv2.resize(rng.uniform(-1, 1, (big // 2 + 2, max(2, big // 90))).astype(np.float32), (big, big),
-                            interpolation=cv2.INTER_CUBIC)
-        warp = smooth_noise(rng, big, big, 60, octaves=2)
-        period = rng.uniform(3.0, 8.0)
-        grain = np.sin((ys[:, None] + 8 * warp) * (2 * np.pi / period) + plank[:, None] * 1.7)
-        mix = np.clip(0.5 + 0.35 * grain * (0.5 + 0.5 * streak) + 0.4 * streak, 0, 1)
-        seams = (np.abs(ys - (plank + 0.5) * plank_w) > plank_w / 2 - 1.2).astype(np.float32)
-        tone = 1 + t * plank_shift[plank][:, None] - 0.35 * seams[:, None]
-        layer = np.empty((big, big, 3), np.float32)
-        layer[:] = base
-        layer = (layer * (1 - t * mix[..., None]) + second * (t * mix[..., None])) * tone[..., None]
-        m[:, 2] -= (big - width) / 2, (big - height) / 2
-        out = cv2.warpAffine(layer, m, (width, height), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT)
+        out = _wood(rng, spec, base, second, width, height, scale)
     elif spec.kind == "plastic":
-        low = smooth_noise(rng, height, width, 200, octaves=2)
+        low = smooth_noise(rng, height, width, 200 * scale, octaves=2)
         fine = gaussian_field(rng, height, width)
         out *= (1 + t * (0.03 * low + 0.012 * fine))[..., None]
     elif spec.kind == "leather":
-        bumps = smooth_noise(rng, height, width, 2.5, octaves=2)
+        bumps = smooth_noise(rng, height, width, 2.5 * scale, octaves=2)
         relief = 0.5 * (cv2.Sobel(bumps, cv2.CV_32F, 1, 0, ksize=3) + cv2.Sobel(bumps, cv2.CV_32F, 0, 1, ksize=3))
-        creases = np.abs(smooth_noise(rng, height, width, 70, octaves=3))
+        creases = np.abs(smooth_noise(rng, height, width, 70 * scale, octaves=3))
         crease = np.clip(1 - creases / 0.06, 0, 1)
-        blotches = smooth_noise(rng, height, width, 150, octaves=2)
+        blotches = smooth_noise(rng, height, width, 150 * scale, octaves=2)
         out *= (1 + t * (0.12 * relief + 0.05 * blotches))[..., None]
         out = out * (1 - 0.5 * t * crease[..., None]) + second * (0.5 * t * crease[..., None])
     elif spec.kind == "card":
-        low = smooth_noise(rng, height, width, 150, octaves=2)
-        grain = cv2.GaussianBlur(gaussian_field(rng, height, width), (0, 0), 0.7)
+        low = smooth_noise(rng, height, width, 150 * scale, octaves=2)
+        grain = cv2.GaussianBlur(gaussian_field(rng, height, width), (0, 0), 0.7 * scale)
         flecks = np.zeros((height, width), np.float32)
-        n = int(height * width * 0.0003)
+        n = int(height * width * 0.0003 / scale ** 2)
         flecks[rng.integers(0, height, n), rng.integers(0, width, n)] = 1.0
-        flecks = cv2.GaussianBlur(flecks, (0, 0), 0.7) * 3
+        flecks = cv2.GaussianBlur(flecks, (0, 0), 0.7 * scale) * 3
         out *= (1 + t * (0.03 * low + 0.04 * grain - 0.35 * np.clip(flecks, 0, 1)))[..., None]
     return np.clip(out, 0, 255)
+
+
+def _wood(rng: np.random.Generator, spec: BackgroundSpec, base: np.ndarray, second: np.ndarray,
+          width: int, height: int, scale: float) -> np.ndarray:
+    """Planks with grain, computed straight in the image's frame (no big rotated canvas)."""
+    t = spec.texture
+    theta = rng.uniform(0, np.pi)
+    yy, xx = np.mgrid[0:height, 0:width].astype(np.float32) / np.float32(scale)  # in plane px
+    along = xx * np.float32(np.cos(theta)) + yy * np.float32(np.sin(theta))
+    across = -xx * np.float32(np.sin(theta)) + yy * np.float32(np.cos(theta))
+    del xx, yy
+    along -= along.min()
+    across -= across.min()
+    plank_w = rng.uniform(90, 220)
+    plank = np.floor(across / plank_w).astype(np.int32)
+    plank_shift = rng.uniform(-0.12, 0.12, int(plank.max()) + 1).astype(np.float32)
+
+    def noise_along(cell_along: float, cell_across: float) -> np.ndarray:
+        grid = rng.uniform(-1, 1, (int(across.max() / cell_across) + 4, int(along.max() / cell_along) + 4))
+        return cv2.remap(grid.astype(np.float32), along / np.float32(cell_along), across / np.float32(cell_across),
+                         cv2.INTER_CUBIC, borderMode=cv2.BORDER_REFLECT)
+
+    streak = noise_along(90.0, 2.0)  # long thin streaks along the grain
+    warp = noise_along(60.0, 60.0)
+    period = rng.uniform(3.0, 8.0)
+    grain = np.sin((across + 8 * warp) * np.float32(2 * np.pi / period) + plank * np.float32(1.7))
+    mix = np.clip(0.5 + 0.35 * grain * (0.5 + 0.5 * streak) + 0.4 * streak, 0, 1) * np.float32(t)
+    seams = (np.abs(across - (plank + 0.5) * np.float32(plank_w)) > plank_w / 2 - 1.2).astype(np.float32)
+    tone = 1 + t * plank_shift[plank] - 0.35 * seams
+    out = base * (1 - mix)[..., None] + second * mix[..., None]
+    out *= tone[..., None]
+    return out
