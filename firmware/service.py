@@ -148,7 +148,16 @@ class Stats:
 
 
 def peak_rss_mb() -> float:
-    """This process's peak resident memory (Linux reports ru_maxrss in KiB)."""
+    """This process's peak resident memory in MiB: VmHWM from /proc (getrusage's ru_maxrss
+    would also count the parent's memory at fork, which a child started by a big process
+    inherits on Linux)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
     import resource  # noqa: PLC0415
 
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024

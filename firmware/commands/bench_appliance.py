@@ -52,6 +52,19 @@ def _service(work: Path, name: str, camera: str, buttons: str) -> tuple[dict, fl
     return data, wall, code
 
 
+def _decode_share(session: Path, fps: float, frames: int = 150) -> float:
+    """The share of one core that decoding the session's JPEG frames takes at `fps`."""
+    import cv2
+
+    cv2.setNumThreads(1)
+    files = sorted((session / "frames").glob("*.jpg"))[:frames]
+    started = time.process_time()
+    for file in files:
+        cv2.imread(str(file), cv2.IMREAD_COLOR)
+    per_frame = (time.process_time() - started) / max(1, len(files))
+    return per_frame * fps
+
+
 def run(args: argparse.Namespace) -> int:
     from firmware.demo import DEMO_GAME
     from firmware.scripted_game import make_scripted_session
@@ -95,6 +108,9 @@ def run(args: argparse.Namespace) -> int:
         print(f"  CPU while waiting for a throw: {100 * cpu:.1f} % of one core "
               f"({stats['cpu_s']:.2f} s CPU over {stats['wall_s']:.1f} s, {fps:.1f} frames/s; "
               f"target <= {100 * TARGET_CPU:.0f} %)")
+        decode = _decode_share(idle.session, fps)
+        print(f"    of which decoding the replay's JPEG frames (a camera delivers raw frames): "
+              f"{100 * decode:.1f} %, so about {100 * max(0.0, cpu - decode):.1f} % for the service itself")
         print(f"  peak RSS: {stats['peak_rss_mb']:.1f} MB")
         print(f"load average {os.getloadavg()[0]:.2f} at the end (other work on this machine skews timings)")
     return 0
