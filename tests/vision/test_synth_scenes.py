@@ -56,6 +56,20 @@ def _gap(a: np.ndarray, b: np.ndarray) -> float:
     return min(one_way(a, b), one_way(b, a))
 
 
+def test_overlapping_names_dice_that_would_intersect():
+    from vision.synth import DieSpec, overlapping
+
+    a = DieSpec(value=1, center=(100, 100), size=40)
+    beside = DieSpec(value=2, center=(140.5, 100), size=40)
+    into = DieSpec(value=3, center=(130, 110), size=40, angle=30)
+    above = DieSpec(value=4, center=(100, 100), size=40, lift=45)
+    assert overlapping([a, beside]) == []
+    assert overlapping([a, beside, into]) == [(0, 2), (1, 2)]
+    assert overlapping([a, above]) == []
+    scene = random_scene(np.random.default_rng(3), n_dice=8)
+    assert overlapping(scene.dice) == []
+
+
 def test_touching_dice_are_really_placed_against_each_other():
     gaps = []
     for seed in range(6):

@@ -20,6 +20,7 @@ are cached, so a frame costs a few milliseconds:
 from .geometry import COCKED_DEG, resting_orientation, turned
 from .looks import random_background, random_die_look, random_lighting, random_occluder
 from .manifest import write_manifest
+from .placement import overlapping
 from .random_scene import random_scene
 from .renderer import FACE_NONE, FACE_OCCLUDER, FACE_SIDE, clear_caches, render
 from .spec import (BACKGROUND_KINDS, DIE_STYLES, OCCLUDER_KINDS, BackgroundSpec, BlurSpec, CameraSpec, DieLabel,
@@ -29,5 +30,5 @@ __all__ = [
     "BACKGROUND_KINDS", "COCKED_DEG", "DIE_STYLES", "FACE_NONE", "FACE_OCCLUDER", "FACE_SIDE", "OCCLUDER_KINDS",
     "BackgroundSpec", "BlurSpec", "CameraSpec", "DieLabel", "DieSpec", "Lamp", "LightingSpec", "Occluder",
     "Rendered", "SceneSpec", "TraySpec", "clear_caches", "random_background", "random_die_look", "random_lighting",
-    "random_occluder", "random_scene", "render", "resting_orientation", "turned", "write_manifest",
+    "overlapping", "random_occluder", "random_scene", "render", "resting_orientation", "turned", "write_manifest",
 ]
