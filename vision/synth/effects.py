@@ -60,4 +60,8 @@ def camera_effects(frame: np.ndarray, scene: SceneSpec) -> np.ndarray:
         scale += np.float32(scene.noise_sigma * 0.5)
         scale *= noise
         frame += scale
+    if blur.sharpen > 0:
+        # after the noise, as in a camera's processing: the halos and the noise both get stronger
+        soft = cv2.GaussianBlur(frame, (0, 0), 1.2)
+        frame = cv2.addWeighted(frame, 1 + blur.sharpen, soft, -blur.sharpen, 0)
     return np.clip(frame, 0, 255).astype(np.uint8)

@@ -130,6 +130,8 @@ def _attempt(rng: np.random.Generator, o: _Options, shrink: float) -> SceneSpec 
         blur = BlurSpec(defocus_px=float(rng.uniform(0, 1.5)),
                         motion_px=float(rng.uniform(0, 3) if rng.random() < 0.3 else 0),
                         motion_deg=float(rng.uniform(0, 180)))
+    if rng.random() < 0.5:
+        blur = dataclasses.replace(blur, sharpen=float(rng.uniform(0.2, 1.0)))
     jpeg = None
     if o.jpeg_range is not None and rng.random() < 0.85:
         jpeg = int(rng.integers(o.jpeg_range[0], o.jpeg_range[1] + 1))

@@ -188,6 +188,7 @@ class BlurSpec:
     defocus_px: float = 0.0  # radius of the out-of-focus disc, px
     motion_px: float = 0.0  # length of camera-shake motion blur, px
     motion_deg: float = 0.0
+    sharpen: float = 0.0  # the camera's own sharpening (unsharp mask amount; phones use ~0.5..1)
 
 
 @dataclass(frozen=True)

@@ -137,9 +137,13 @@ def face_texture(look: DieLook, value: int, size: int, pips_only: bool = False) 
     shade = np.ones((size, size), np.float32)
     yy, xx = np.mgrid[0:size, 0:size].astype(np.float32)
     c = (size - 1) / 2
+    # drilled and painted by machines, but not perfectly: a little jitter in place and size,
+    # the same at every texture size so a die does not change as it comes nearer
+    jitter = np.random.default_rng([look.texture_seed, value, 1])
     for pu, pv in PIP_LAYOUT[value]:
-        radius = look.pip_radius * size * (look.one_pip_scale if value == 1 else 1.0)
-        px, py = c + pu * look.pip_spread * size, c + pv * look.pip_spread * size
+        radius = look.pip_radius * size * (look.one_pip_scale if value == 1 else 1.0) * jitter.uniform(0.95, 1.05)
+        px = c + (pu * look.pip_spread + jitter.normal(0, 0.008)) * size
+        py = c + (pv * look.pip_spread + jitter.normal(0, 0.008)) * size
         dx, dy = xx - px, yy - py
         dist = np.hypot(dx, dy)
         softness = max(0.6, size / 64)  # moulded pips have slightly soft rims
