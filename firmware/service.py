@@ -19,6 +19,7 @@ import json
 import logging
 import signal
 import socket
+import sqlite3
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -40,6 +41,7 @@ PREFS_FILE = "settings.json"
 RETENTION_EVERY_S = 3600.0
 STATUS_EVERY_S = 1.0
 IDLE_SLEEP_S = 0.05  # while the camera is lost: keep buttons and screen alive
+STORAGE_RETRY_S = 5.0
 
 
 # -- settings changed on the device -----------------------------------------------------------------
@@ -186,14 +188,14 @@ class Service:
         self._stop = False
         for problem in problems:
             log.warning("config: %s", problem.message)
-        self.log = EventLog.open(state_dir)
-        prefs = load_prefs(state_dir, config)
-        burn_in = BurnInSettings.from_mapping({**asdict(config.display), "contrast": prefs.contrast})
-        self.presenter = ScreenPresenter(display, prefs.language, burn_in, clock=clock)
-        self.app = Appliance(self.log, prefs, game_defaults(config), notices_for(problems, self.log),
-                             clock=clock, on_prefs=self._prefs_changed)
-        self._recorded = self._event_count()  # events of this game already reported
-        self._recorded_game = self.app.session.game_id if self.app.session is not None else None
+        self._problems = problems
+        self._prefs = load_prefs(state_dir, config)
+        burn_in = BurnInSettings.from_mapping({**asdict(config.display), "contrast": self._prefs.contrast})
+        self.presenter = ScreenPresenter(display, self._prefs.language, burn_in, clock=clock)
+        self.log: EventLog | None = None
+        self.app: Appliance | None = None  # None while the state directory cannot be used
+        self.storage_error = ""
+        self._open_storage()
         self.control = self._bind_control(control_socket or config.export.socket)
         self._next_watchdog = 0.0
         self._watchdog_every = sdnotify.watchdog_interval()
@@ -202,6 +204,43 @@ class Service:
         self._next_retention = 0.0
 
     # -- set-up helpers --------------------------------------------------------------------------------
+
+    def _open_storage(self) -> bool:
+        """Open the event log and start the state machine on it (resuming its game)."""
+        try:
+            self.state_dir.mkdir(parents=True, exist_ok=True)
+            self.log = EventLog.open(self.state_dir)
+        except (OSError, sqlite3.Error) as error:
+            if str(error) != self.storage_error:
+                log.critical("cannot open the event log in %s: %s; nothing can be recorded, retrying",
+                             self.state_dir, error)
+            self.storage_error = str(error)
+            return False
+        self.app = Appliance(self.log, self._prefs, game_defaults(self.config),
+                             notices_for(self._problems, self.log), clock=self.clock,
+                             on_prefs=self._prefs_changed)
+        self._recorded = self._event_count()  # events of this game already reported
+        self._recorded_game = self.app.session.game_id if self.app.session is not None else None
+        return True
+
+    def _wait_for_storage(self) -> None:
+        """No usable state directory (a missing or read-only card): say so on the screen and
+        to systemd, keep the watchdog fed, and try again every few seconds. Scoring without
+        a log would lose scores, so the game does not start until it works."""
+        screen = MessageScreen(say("storage_failed"), (self.storage_error[:60], say("storage_retry")),
+                               icon="warning")
+        sdnotify.ready(f"storage failure: {self.storage_error}")
+        next_try = self.clock() + STORAGE_RETRY_S
+        self.presenter.show(screen)
+        while not self._stop and self.app is None:
+            self.presenter.show(screen)
+            self.buttons.events()
+            now = self.clock()
+            self._housekeeping(now, status=f"storage failure: {self.storage_error}")
+            if now >= next_try:
+                next_try = now + STORAGE_RETRY_S
+                self._open_storage()
+            time.sleep(IDLE_SLEEP_S * 4)
 
     def _bind_control(self, path: str) -> socket.socket | None:
         from firmware.export.notify import bind_control_socket  # noqa: PLC0415
@@ -233,6 +272,11 @@ class Service:
         signal.signal(signal.SIGINT, self.request_stop)
 
     def run(self) -> int:
+        if self.app is None:
+            self._wait_for_storage()
+            if self.app is None:  # stopped while waiting
+                self.shutdown()
+                return 0
         self._show()
         self.step()  # the first camera attempt
         sdnotify.ready(self.app.status())
@@ -354,10 +398,15 @@ class Service:
         self.presenter.show(self.app.screen())
         self.presenter.tick()
 
-    def _housekeeping(self, now: float) -> None:
+    def _housekeeping(self, now: float, status: str | None = None) -> None:
         if self._watchdog_every is not None and now >= self._next_watchdog:
             sdnotify.watchdog()
             self._next_watchdog = now + self._watchdog_every
+        if status is not None or self.app is None:
+            if status != self._status:
+                sdnotify.status(status or "")
+                self._status = status or ""
+            return
         if now >= self._next_status:
             status = self.app.status()
             if status != self._status:
@@ -385,7 +434,8 @@ class Service:
             self.presenter.show(stopped_screen())
         except Exception as error:  # the display may be the reason we stop
             log.warning("cannot show the stopped screen: %s", error)
-        self.log.close()
+        if self.log is not None:
+            self.log.close()
         for part in (self.camera, self.buttons):
             try:
                 part.close()

@@ -14,6 +14,7 @@ screen it showed before (the turn, the question about an unsure die, the final t
 from __future__ import annotations
 
 import logging
+import sqlite3
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -28,7 +29,7 @@ from firmware.appliance.mode import Mode
 from firmware.appliance.session import GameSession
 from firmware.appliance.texts import rule_message, say
 from firmware.appliance.throws import TrayLink
-from firmware.eventlog import EventLog
+from firmware.eventlog import EventLog, EventLogError
 from firmware.ui.screens import (
     Label, MessageScreen, Screen, camera_lost_screen, usb_done_screen, usb_exporting_screen, usb_failed_screen,
 )
@@ -167,6 +168,11 @@ class Appliance:
         except RuleError as error:
             log.info("refused %s: %s", event.get("type"), error)
             self.flash(rule_message(error.rule, str(error)))
+            return False
+        except (sqlite3.Error, OSError, EventLogError) as error:
+            # Nothing was recorded, so nothing may look recorded: say so, keep the screen.
+            log.error("could not record %s: %s", event.get("type"), error)
+            self.flash(say("not_saved"), seconds=10.0)
             return False
         return True
 

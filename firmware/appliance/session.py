@@ -14,6 +14,7 @@ the same question it was asking.
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -21,6 +22,8 @@ import engine
 from engine import GameState
 from firmware.eventlog import EventLog, GameRecord, StoredEvent
 from vision.reading import SURE_CONFIDENCE
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -150,13 +153,23 @@ class GameSession:
         saved = list(self._views), list(self._filled)
         try:
             new_state = self._advance(event, reading)
-            self.log.append(self.game_id, event, reading=reading, snapshot_jpeg=snapshot_jpeg)
+            self._append(event, reading, snapshot_jpeg)
         except Exception:
             self._views, self._filled = saved
             raise
         self.state = new_state
         self.events += 1
         return new_state
+
+    def _append(self, event: dict[str, Any], reading: dict[str, Any] | None, snapshot_jpeg: bytes | None) -> None:
+        try:
+            self.log.append(self.game_id, event, reading=reading, snapshot_jpeg=snapshot_jpeg)
+        except OSError as error:
+            if snapshot_jpeg is None:
+                raise
+            # The picture could not be written (a full card): the score matters more.
+            log.error("snapshot not written (%s); recording the event without it", error)
+            self.log.append(self.game_id, event, reading=reading)
 
     def end(self) -> None:
         """The players left the final table (or abandoned the game): close it in the log."""

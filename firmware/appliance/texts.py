@@ -109,6 +109,9 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "games_stored": ("{n} partidas", "{n} games"),
     "disk_free": ("{mb} MB libres", "{mb} MB free"),
     "abandoned": ("Partida abandonada", "Game abandoned"),
+    "not_saved": ("¡No se guardó! Memoria", "Not saved! Storage"),
+    "storage_failed": ("Sin memoria", "No storage"),
+    "storage_retry": ("no se anota nada", "nothing is recorded"),
 }
 
 # Engine rule ids (engine.errors) -> message keys above or their own text.

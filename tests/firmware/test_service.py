@@ -176,3 +176,28 @@ def test_a_failing_tracker_does_not_stop_the_service(tmp_path: Path) -> None:
     assert service.run() == 0
     assert service.stats.tracker_failures == 30
     assert isinstance(service.app.screen(), TurnScreen)  # the buttons still work
+
+
+def test_an_unusable_state_directory_is_shown_and_retried_not_a_crash(tmp_path: Path) -> None:
+    (tmp_path / "state").write_text("a file where the state folder should be")
+    service = make_service(tmp_path, FakeTracker(), [], frames=10)
+    assert service.app is None and service.storage_error
+    service.request_stop()
+    assert service.run() == 0
+    assert service.display.last_image is not None  # the storage message was shown, then "stopped"
+    (tmp_path / "state").unlink()
+    assert service._open_storage() and service.app is not None
+
+
+def test_an_event_that_cannot_be_stored_is_not_shown_as_recorded(tmp_path: Path) -> None:
+    from firmware.appliance import Press
+    from tests.firmware.appliance_support import new_app, seen, start_game
+
+    app = new_app(tmp_path)
+    start_game(app)
+    app.handle(seen([2, 3, 4, 5, 6]))
+    app.log.close()  # the storage goes away under the running game
+    app.handle(Press("ok"))
+    app.handle(Press("ok"))
+    assert app.session.state.sheets[0]["straight"] is None
+    assert getattr(app.flash_label, "en", "") == "Not saved! Storage"
