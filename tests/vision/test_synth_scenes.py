@@ -101,6 +101,17 @@ def test_top_faces_measure_the_asked_sizes_and_lie_inside_the_image():
     assert 40 * 0.93 <= min(sizes) and max(sizes) <= 90 * 1.07
 
 
+@pytest.mark.parametrize("max_view", [20.0, 35.0])
+def test_dice_lie_where_the_camera_sees_them_steeply_enough(max_view):
+    from vision.synth.geometry import Camera
+    from vision.synth.placement import view_angle_deg
+
+    for seed in range(4):
+        scene = random_scene(np.random.default_rng(60 + seed), max_tilt_deg=30, max_view_deg=max_view)
+        camera = Camera.from_spec(scene.camera, scene.width, scene.height)
+        assert all(view_angle_deg(camera, die_pose(d).center) <= max_view for d in scene.dice)
+
+
 def test_overrides_replace_scene_fields_and_unknown_options_are_refused():
     scene = random_scene(np.random.default_rng(5), noise_sigma=0.0, jpeg_quality=None, seed=77)
     assert (scene.noise_sigma, scene.jpeg_quality, scene.seed) == (0.0, None, 77)

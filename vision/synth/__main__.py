@@ -24,6 +24,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--min-size", type=float, default=40, help="smallest top face, px (default 40)")
     parser.add_argument("--max-size", type=float, default=90, help="largest top face, px (default 90)")
     parser.add_argument("--max-tilt", type=float, default=30, help="camera tilt limit, degrees (default 30)")
+    parser.add_argument("--max-view", type=float, default=35,
+                        help="dice only where the camera sees them at most this far off vertical (default 35)")
     parser.add_argument("--no-touching", action="store_true", help="keep dice apart")
     parser.add_argument("--cocked", type=float, default=0.0, help="chance a die is cocked (default 0)")
     parser.add_argument("--occluders", type=float, default=0.0, help="chance of a hand or cup in view (default 0)")
@@ -52,11 +54,11 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--backgrounds must name some of {', '.join(BACKGROUND_KINDS)}")
     start = time.perf_counter()
     try:
-        path = write_manifest(args.out, args.n, args.seed, split=args.split, n_dice=args.dice, width=args.width,
-                              height=args.height, size_range=(args.min_size, args.max_size),
-                              touching=not args.no_touching, max_tilt_deg=args.max_tilt, cocked_prob=args.cocked,
-                              occluder_prob=args.occluders, tray_prob=args.tray, styles=styles,
-                              backgrounds=backgrounds)
+        path = write_manifest(
+            args.out, args.n, args.seed, split=args.split, n_dice=args.dice, width=args.width, height=args.height,
+            size_range=(args.min_size, args.max_size), touching=not args.no_touching, max_tilt_deg=args.max_tilt,
+            max_view_deg=args.max_view, cocked_prob=args.cocked, occluder_prob=args.occluders, tray_prob=args.tray,
+            styles=styles, backgrounds=backgrounds)
     except ValueError as e:
         print(f"python -m vision.synth: {e}", file=sys.stderr)
         return 2

@@ -24,6 +24,7 @@ def random_scene(
     touching: bool = True,
     max_tilt_deg: float = 30,
     *,
+    max_view_deg: float = 35,
     cocked_prob: float = 0.0,
     tray_prob: float = 0.3,
     occluder_prob: float = 0.0,
@@ -38,6 +39,9 @@ def random_scene(
 ) -> SceneSpec:
     """A random scene of `n_dice` dice whose top faces measure `size_range` px in the image.
 
+    The camera leans up to `max_tilt_deg` off vertical, and dice are only placed where the
+    camera sees them at most `max_view_deg` off vertical (at the far edge of a tilted wide
+    view the side faces would otherwise show more than the top).
     `touching` allows dice to touch (`touch_prob` of them are placed against another die,
     0 to 2 px away); without it dice keep a tenth of their size apart. `cocked_prob` is the
     chance that a die leans against a neighbour (labelled cocked). `overrides` replace
@@ -52,9 +56,9 @@ def random_scene(
     if n_dice * lo_size ** 2 > 0.6 * width * height:
         raise ValueError(f"could not place {n_dice} dice of {size_range} px in a {width}x{height} image: "
                          "they would cover most of it")
-    options = _Options(n_dice, width, height, (lo_size, hi_size), touching, max_tilt_deg, cocked_prob, tray_prob,
-                       occluder_prob, matched_set_prob, tuple(styles), tuple(backgrounds), touch_prob, noise_range,
-                       jpeg_range, blur_prob)
+    options = _Options(n_dice, width, height, (lo_size, hi_size), touching, max_tilt_deg, max_view_deg, cocked_prob,
+                       tray_prob, occluder_prob, matched_set_prob, tuple(styles), tuple(backgrounds), touch_prob,
+                       noise_range, jpeg_range, blur_prob)
     for attempt in range(40):
         # crowded scenes that failed try again with smaller dice (never below the smallest size)
         scene = _attempt(rng, options, shrink=0.95 ** attempt)
@@ -71,6 +75,7 @@ class _Options:
     size_range: tuple[float, float]
     touching: bool
     max_tilt_deg: float
+    max_view_deg: float
     cocked_prob: float
     tray_prob: float
     occluder_prob: float
@@ -90,7 +95,7 @@ def _attempt(rng: np.random.Generator, o: _Options, shrink: float) -> SceneSpec 
     camera_spec = CameraSpec(
         tilt_deg=float(rng.uniform(0, o.max_tilt_deg)),
         yaw_deg=float(rng.uniform(-12, 12) if with_tray else rng.uniform(0, 360)),
-        fov_deg=float(rng.uniform(50, 72)),
+        fov_deg=float(rng.uniform(50, 66)),  # Pi camera modules: about 53 to 66 degrees across
     )
     camera = Camera.from_spec(camera_spec, width, height)
     tray = random_tray(rng, camera, width, height) if with_tray else None
@@ -99,7 +104,7 @@ def _attempt(rng: np.random.Generator, o: _Options, shrink: float) -> SceneSpec 
     matched = rng.random() < o.matched_set_prob
     set_look = random_die_look(rng, styles)
     set_size = rng.uniform(lo, hi)
-    placer = Placer(camera, width, height, tray, 0.0 if touching else 0.1 * lo)
+    placer = Placer(camera, width, height, tray, 0.0 if touching else 0.1 * lo, o.max_view_deg)
     walls = placer.visible_walls()
     # a cocked die leans on something: place the flat dice first
     cocked_flags = sorted((rng.random() < o.cocked_prob for _ in range(o.n_dice)))
