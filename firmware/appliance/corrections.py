@@ -15,7 +15,7 @@ import engine
 from firmware.appliance.inputs import Press, ThrowSeen
 from firmware.appliance.mode import Mode, is_back, is_ok, step
 from firmware.appliance.texts import say
-from firmware.appliance.throws import Answers, TurnOver, left_to_right, reading_die_number
+from firmware.appliance.throws import Answers, TurnOver, left_to_right
 from firmware.ui.screens import CorrectionScreen, DieIcon, Label, Screen
 
 if TYPE_CHECKING:

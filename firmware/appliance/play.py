@@ -5,7 +5,8 @@ through `take_throw`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import logging
+from dataclasses import dataclass
 from decimal import Decimal
 from typing import TYPE_CHECKING
 
@@ -24,6 +25,8 @@ from firmware.ui.screens import (
 
 if TYPE_CHECKING:
     from firmware.appliance.machine import Appliance
+
+log = logging.getLogger(__name__)
 
 
 def dice_icons(session: GameSession) -> tuple[DieIcon, ...]:
@@ -412,6 +415,5 @@ def _snapshot(seen: ThrowSeen) -> bytes | None:
     try:
         return seen.snapshot()
     except Exception as error:  # a throw is recorded even when its picture cannot be made
-        import logging
-        logging.getLogger(__name__).warning("no snapshot for this throw: %s", error)
+        log.warning("no snapshot for this throw: %s", error)
         return None

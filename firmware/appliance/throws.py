@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, Union
 
 from engine import GameState, turn_actions
+from engine import events as engine_events
 from engine.dice import opposite
 from firmware.appliance.inputs import ThrowSeen
 from firmware.appliance.session import ThrowView
@@ -73,7 +74,6 @@ class Record:
     reading: dict[str, Any]
     link: TrayLink  # after it is recorded
     refused_link: TrayLink  # if the engine refuses it
-    unsure: tuple[int, ...] = ()  # engine indices the players must confirm
 
 
 Plan = Union[Refuse, Ignore, Ask, TurnOver, Record]
@@ -155,7 +155,7 @@ def plan_throw(seen: ThrowSeen, state: GameState, view: ThrowView, link: TrayLin
         message = say("check_die") if changed else None
         return Ignore(message, TrayLink(tuple(rel[1] for rel in relation)))
     if not actions.may_throw:
-        message = say("no_throws_left") if turn.turned == () else rule_message("no_throw_after_turn_over")
+        message = rule_message("no_throw_after_turn_over") if turn.turned else say("no_throws_left")
         return Refuse(message, _link_after_refusal(relation))
 
     # Turned dice among thrown ones were thrown too: the throw decides their face.
@@ -171,20 +171,18 @@ def plan_throw(seen: ThrowSeen, state: GameState, view: ThrowView, link: TrayLin
 
 
 def _record(seen: ThrowSeen, state: GameState, index: list[int], thrown: set[int]) -> Record:
+    """The throw event (held dice keep their recorded values) and its stored reading, which
+    says which engine die each read die is (`index`): the unsure ones are found from it."""
     reading = seen.reading
     values = list(state.turn.dice) if state.turn.throw_number else [0] * state.rules.dice
-    unsure = []
     for r, die in enumerate(reading.dice):
         if index[r] in thrown:
             values[index[r]] = die.value
-            if is_unsure(reading, r):
-                unsure.append(index[r])
-    event = {"type": "throw", "v": 1, "player": state.current_player,
-             "values": values, "thrown": sorted(thrown)}
+    event = engine_events.throw(state.current_player, values, thrown)
     stored = {**reading.to_json(), "moved": list(seen.moved), "index": index,
               "t": round(seen.t, 3), **seen.extra}
     refused = TrayLink(tuple(None if i in thrown else i for i in index))
-    return Record(event, stored, TrayLink(tuple(index)), refused, tuple(sorted(unsure)))
+    return Record(event, stored, TrayLink(tuple(index)), refused)
 
 
 Relation = tuple[str, "int | None"]  # ("held"|"turned"|"ambiguous", engine index) or ("thrown", None)

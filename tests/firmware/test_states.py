@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from firmware.appliance import (
-    CameraBack, CameraLost, MotionSeen, Press, ThrowSeen, TrayCleared, UsbExportDone, UsbExportFailed,
+    CameraBack, CameraLost, MotionSeen, Press, TrayCleared, UsbExportDone, UsbExportFailed,
     UsbExportStarted,
 )
 from firmware.appliance.machine import Appliance
