@@ -308,9 +308,9 @@ class Service:
                 data = translate(event, self.config.storage.jpeg_quality)
                 if data is not None:
                     self._handle(data)
+                    self.presenter.activity()  # someone is at the tray: wake a dimmed screen
                     if isinstance(data, ThrowSeen):
                         shown_after = started
-                        self.presenter.activity()
         else:
             if self.exit_at_end and getattr(self.camera, "status", None) is not None \
                     and self.camera.status.state == "ended":
