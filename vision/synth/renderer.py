@@ -80,6 +80,6 @@ def _label(index: int, die: DieSpec, sprite: DieSprite, face_map: np.ndarray) ->
         x0, y0, x1, y1 = top.box
         bx0, by0 = max(0, int(x0) - 1), max(0, int(y0) - 1)
         seen = int(np.count_nonzero(face_map[by0:int(y1) + 2, bx0:int(x1) + 2] == index))
-        visible = min(1.0, seen / top.pixels)
+        visible = min(1.0, seen / top.pixels) * top.in_frame
     return DieLabel(index=index, value=top.value, center=top.center, box=top.box, size=top.size, angle=top.angle,
                     cocked=top.tilt_deg > COCKED_DEG or die.lift > 0.5, visible=visible, tilt_deg=top.tilt_deg)

@@ -230,7 +230,7 @@ class DieLabel:
     size: float  # side of the top face in the image, px (square root of its area)
     angle: float  # rotation of the top face in the image, degrees in [0, 90)
     cocked: bool  # top face more than COCKED_DEG off flat (or the die is in the air)
-    visible: float  # share of the top face not hidden by occluders or other dice, 0..1
+    visible: float  # share of the top face in the image and not hidden by occluders or other dice, 0..1
     tilt_deg: float  # angle between the top face's normal and the vertical
 
 

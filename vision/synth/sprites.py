@@ -49,7 +49,8 @@ class TopFace:
     size: float
     angle: float
     tilt_deg: float
-    pixels: int  # pixels it covers when nothing hides it
+    pixels: int  # pixels it covers in the image when nothing hides it
+    in_frame: float  # share of its area inside the image
 
 
 @dataclass(frozen=True, eq=False)
@@ -93,7 +94,8 @@ def _build_sprite(die: DieSpec, base: Base, shadow_strength: float, ambient: flo
     body = _merge(faces)
     if body is not None and die.motion_px > 0.5:
         body = _smear(body, die.motion_px, die.motion_deg, base.image.shape[:2])
-    return DieSprite(pose, shadow, body, top_face(die, pose, base.camera, top_pixels))
+    h, w = base.image.shape[:2]
+    return DieSprite(pose, shadow, body, top_face(die, pose, base.camera, top_pixels, (w, h)))
 
 
 def _smear(layer: Layer, length: float, angle_deg: float, shape: tuple[int, int]) -> Layer:
@@ -137,16 +139,17 @@ def _merge(layers: list[Layer]) -> Layer | None:
     return Layer((x0, y0, x1, y1), keep, add, owner)
 
 
-def top_face(die: DieSpec, pose: DiePose, camera: Camera, pixels: int) -> TopFace:
+def top_face(die: DieSpec, pose: DiePose, camera: Camera, pixels: int, image_size: tuple[int, int]) -> TopFace:
     corners = pose.face_quad(pose.top_value())
     centre = corners.mean(axis=0)
     u = (corners[1] - corners[0]) / 2
     v = (corners[3] - corners[0]) / 2
     r = die.corner_radius * 2
     # the box is around the visible, rounded face: sample its rounded corners
-    arc = np.linspace(0, math.pi / 2, 5)
-    outline = [centre + su * (1 - r) * u + sv * (1 - r) * v + su * r * math.cos(t) * u + sv * r * math.sin(t) * v
-               for su, sv in ((-1, -1), (1, -1), (1, 1), (-1, 1)) for t in arc]
+    # corners in turn, each arc a quarter turn on from the last: a simple closed outline
+    outline = [centre + su * (1 - r) * u + sv * (1 - r) * v + r * math.cos(a) * u + r * math.sin(a) * v
+               for k, (su, sv) in enumerate(((-1, -1), (1, -1), (1, 1), (-1, 1)))
+               for a in np.linspace(math.pi * (1 + k / 2), math.pi * (1.5 + k / 2), 5)]
     outline_img = camera.project(np.array(outline))
     quad = camera.project(corners)
     d1, d2 = quad[2] - quad[0], quad[3] - quad[1]
@@ -155,6 +158,10 @@ def top_face(die: DieSpec, pose: DiePose, camera: Camera, pixels: int) -> TopFac
     x0, y0 = outline_img.min(axis=0)
     x1, y1 = outline_img.max(axis=0)
     centre_img = camera.project(centre[None])[0]
+    w, h = image_size
+    frame = np.array([[-0.5, -0.5], [w - 0.5, -0.5], [w - 0.5, h - 0.5], [-0.5, h - 0.5]], np.float32)
+    full = cv2.contourArea(outline_img.astype(np.float32))
+    inside, _ = cv2.intersectConvexConvex(outline_img.astype(np.float32), frame)
     return TopFace(
         value=pose.top_value(),
         center=(float(centre_img[0]), float(centre_img[1])),
@@ -163,6 +170,7 @@ def top_face(die: DieSpec, pose: DiePose, camera: Camera, pixels: int) -> TopFac
         angle=math.degrees(math.atan2(edge[1], edge[0])) % 90.0,
         tilt_deg=pose.top_tilt_deg(),
         pixels=pixels,
+        in_frame=float(min(1.0, inside / full)) if full > 0 else 0.0,
     )
 
 
