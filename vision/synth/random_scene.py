@@ -114,7 +114,8 @@ def _attempt(rng: np.random.Generator, o: _Options, shrink: float) -> SceneSpec 
         image_size = float(np.clip(set_size * rng.uniform(0.97, 1.03), lo, hi) if matched else rng.uniform(lo, hi))
         placed = None
         for _ in range(60):
-            die, wall = _candidate(rng, placer, dice, walls, look, image_size, cocked, touching and rng.random() < o.touch_prob)
+            touch = touching and rng.random() < o.touch_prob
+            die, wall = _candidate(rng, placer, dice, walls, look, image_size, cocked, touch, touching)
             if die is None:
                 continue
             if placer.fits(die, against_wall=wall):
@@ -156,9 +157,10 @@ def _attempt(rng: np.random.Generator, o: _Options, shrink: float) -> SceneSpec 
 
 
 def _candidate(rng: np.random.Generator, placer: Placer, dice: list[DieSpec], walls: list[int], look: dict[str, Any],
-               image_size: float, cocked: bool, touch: bool) -> tuple[DieSpec | None, int | None]:
-    """A die to try: against a wall (cocked), against another die (touching or cocked), or
-    anywhere. Returns the die (None to draw again) and the wall it leans on, if any."""
+               image_size: float, cocked: bool, touch: bool, touching: bool) -> tuple[DieSpec | None, int | None]:
+    """A die to try: against a wall (cocked), against another die (`touch`, or cocked when
+    dice may touch), or anywhere. Returns the die (None to draw again) and the wall it
+    leans on, if any."""
     camera, tray = placer.camera, placer.tray
     value = int(rng.integers(1, 7))
     angle = float(rng.uniform(0, 360))
@@ -177,7 +179,7 @@ def _candidate(rng: np.random.Generator, placer: Placer, dice: list[DieSpec], wa
         die = DieSpec(value=value, center=(0, 0), size=size, angle=toward - 90 * side + float(rng.uniform(-8, 8)),
                       cocked_deg=tilt, cocked_side=side, **look)
         die = placer.against_wall(die, wall, along)
-    elif dice and (cocked or touch):
+    elif dice and ((cocked and touching) or touch):
         other = dice[int(rng.integers(len(dice)))]
         direction = float(rng.uniform(0, 2 * math.pi))
         size = world_size(camera, other.center, image_size)
