@@ -41,7 +41,15 @@ def _hand(scene: SceneSpec, i: int) -> SceneSpec:
 def run_bench(scenes: int = 6, frames: int = 15, width: int = 640, height: int = 480) -> list[str]:
     import cv2
 
+    threads = cv2.getNumThreads()
     cv2.setNumThreads(1)
+    try:
+        return _run(scenes, frames, width, height)
+    finally:
+        cv2.setNumThreads(threads)
+
+
+def _run(scenes: int, frames: int, width: int, height: int) -> list[str]:
     cases: dict[str, list[tuple[float, float]]] = {k: [] for k in (
         "new scene (tray, light, camera, dice)", "same scene, new noise", "same scene, new noise, JPEG q85",
         "one die moving and turning", "a hand moving over the dice")}
