@@ -192,3 +192,12 @@ def test_cli_needs_an_output_folder_unless_benching():
     with pytest.raises(SystemExit) as exit_info:
         synth_main(["--n", "1"])
     assert exit_info.value.code == 2
+
+
+@pytest.mark.parametrize("bad", [dict(value=7), dict(size=0), dict(style="glass"), dict(cocked_deg=95),
+                                 dict(opacity=0), dict(lift=-1), dict(orientation=(1, 0, 0))])
+def test_impossible_dice_are_refused(bad):
+    from vision.synth import DieSpec
+
+    with pytest.raises(ValueError):
+        DieSpec(**{"value": 3, "center": (10, 10), "size": 20, **bad})

@@ -75,6 +75,12 @@ class DieSpec:
             raise ValueError(f"die style must be one of {DIE_STYLES}, got {self.style!r}")
         if self.orientation is not None and len(self.orientation) != 9:
             raise ValueError("orientation must be 9 floats (a row-major 3x3 rotation)")
+        if not 0 <= self.cocked_deg < 90:
+            raise ValueError(f"cocked_deg must be 0..90, got {self.cocked_deg}")
+        if not 0 < self.opacity <= 1:
+            raise ValueError(f"opacity must be in (0, 1], got {self.opacity}")
+        if self.lift < 0:
+            raise ValueError(f"lift must not be negative (the tray is at 0), got {self.lift}")
 
 
 @dataclass(frozen=True)
@@ -234,7 +240,7 @@ class DieLabel:
     tilt_deg: float  # angle between the top face's normal and the vertical
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Rendered:
     image: np.ndarray  # BGR uint8, height x width x 3
     labels: list[DieLabel]
