@@ -57,15 +57,20 @@ class SoakResult:
     lost_events: list[str] = field(default_factory=list)
     damaged_logs: list[str] = field(default_factory=list)
     diverged: list[str] = field(default_factory=list)
+    reference_events: int = 0
+    reference_finished: bool = False  # the uninterrupted run played the game to its end
     seconds: float = 0.0
 
     @property
     def ok(self) -> bool:
-        return not self.lost_events and not self.damaged_logs and self.games_as_reference == self.games
+        return (self.reference_finished and not self.lost_events and not self.damaged_logs
+                and self.games_as_reference == self.games)
 
     def summary(self) -> str:
         lines = [f"soak: {self.kills} SIGKILLs in {self.runs} runs of `cubilete run` over {self.games} games "
                  f"in {self.seconds:.0f} s",
+                 f"  the uninterrupted run: {self.reference_events} events, game "
+                 f"{'played to its end' if self.reference_finished else 'NOT FINISHED'}",
                  f"  confirmed events lost: {len(self.lost_events)}",
                  f"  event logs damaged or moved aside: {len(self.damaged_logs)}",
                  f"  games that went on to the end exactly as the uninterrupted run: "
@@ -146,6 +151,15 @@ def game_story(rows: Sequence[tuple[str, int, dict[str, Any]]]) -> list[dict[str
     return [event for game_id, _, event in rows if game_id == last]
 
 
+def _finished(events: Sequence[dict[str, Any]]) -> bool:
+    import engine
+
+    try:
+        return bool(events) and engine.replay(events).finished
+    except engine.RuleError:
+        return False
+
+
 def soak_cycle(work: Path, session: Path, presses: Sequence[tuple[float, str, str]], kills: int,
                reference: list[dict[str, Any]], rng: random.Random, result: SoakResult,
                kill_window: tuple[float, float]) -> None:
@@ -216,6 +230,8 @@ def run_soak(kills: int, work: Path, seed: int = 1, game: Sequence[dict[str, Any
     length = time.monotonic() - began
     kill_window = kill_window or (0.2, length)
     reference = game_story(log_events(reference_dir / "state")[0])
+    result.reference_events = len(reference)
+    result.reference_finished = _finished(reference)
     if log:
         print(f"reference run: {len(reference)} events in {length:.1f} s, exit {run.code}", file=log, flush=True)
     cycle = 0
