@@ -1,0 +1,139 @@
+"""Random looks for synthetic scenes: dice sets, tray surfaces, lamps, trays, hands and cups,
+with colours like the ones a bar device meets."""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Iterable
+
+import numpy as np
+
+from .geometry import Camera
+from .spec import (BACKGROUND_KINDS, DIE_STYLES, BackgroundSpec, Lamp, LightingSpec, Occluder, TraySpec)
+
+_OPAQUE_LOOKS = (
+    # (body, pip choices, weight)
+    ((238, 240, 242), ((25, 25, 28), (30, 30, 160)), 4),  # white
+    ((205, 230, 240), ((30, 30, 35),), 1),  # ivory
+    ((35, 35, 38), ((235, 235, 235), (60, 200, 230), (40, 40, 190)), 3),  # black
+    ((45, 40, 190), ((240, 240, 240), (20, 20, 20)), 3),  # red
+    ((70, 150, 40), ((240, 240, 240), (40, 220, 240)), 2),  # green
+    ((170, 90, 30), ((240, 240, 240),), 2),  # blue
+    ((40, 210, 235), ((25, 25, 25), (40, 40, 180)), 2),  # yellow
+    ((130, 50, 95), ((240, 240, 240),), 1),  # purple
+    ((30, 120, 235), ((30, 30, 30), (240, 240, 240)), 1),  # orange
+    ((160, 160, 40), ((240, 240, 240),), 1),  # teal
+)
+_TRANSLUCENT_BODIES = ((50, 40, 210), (70, 190, 60), (200, 110, 40), (40, 200, 235), (190, 190, 195), (130, 50, 120))
+_FLOORS = {
+    "felt": ((50, 110, 30), (40, 40, 150), (120, 60, 25), (35, 35, 35), (110, 110, 110)),
+    "wood": ((40, 80, 130), (60, 105, 160), (30, 55, 90), (90, 140, 190)),
+    "plastic": ((225, 225, 225), (170, 170, 170), (40, 40, 40), (150, 110, 60), (180, 200, 210)),
+    "leather": ((30, 60, 105), (25, 25, 30), (40, 40, 110), (50, 95, 150)),
+    "card": ((195, 195, 190), (170, 185, 195), (150, 150, 150)),
+}
+
+
+def choice(rng: np.random.Generator, items: tuple, weights: Iterable[float] | None = None) -> Any:
+    if weights is None:
+        return items[int(rng.integers(len(items)))]
+    w = np.array(list(weights), float)
+    return items[int(rng.choice(len(items), p=w / w.sum()))]
+
+
+def _jitter(rng: np.random.Generator, bgr: tuple, amount: float = 18) -> tuple[float, float, float]:
+    return tuple(float(np.clip(c + rng.normal(0, amount), 0, 255)) for c in bgr)
+
+
+def random_die_look(rng: np.random.Generator, styles: tuple[str, ...] = DIE_STYLES) -> dict[str, Any]:
+    """Colours and moulding of a random die, as DieSpec keyword arguments."""
+    style = choice(rng, tuple(styles), [{"opaque": 6, "translucent": 2, "marbled": 2}[s] for s in styles])
+    look: dict[str, Any] = {
+        "style": style,
+        "pip_radius": float(rng.uniform(0.08, 0.11)),
+        "pip_spread": float(rng.uniform(0.245, 0.295)),
+        "one_pip_scale": float(rng.uniform(1.0, 1.6)),
+        "pip_depth": float(rng.uniform(0.0, 0.8)),
+        "corner_radius": float(rng.uniform(0.08, 0.22)),
+        "gloss": float(rng.uniform(0.15, 0.9)),
+        "texture_seed": int(rng.integers(2**31)),
+    }
+    if style == "translucent":
+        look["body_bgr"] = _jitter(rng, choice(rng, _TRANSLUCENT_BODIES))
+        look["pip_bgr"] = _jitter(rng, (240, 240, 240), 8)
+        look["opacity"] = float(rng.uniform(0.5, 0.8))
+    elif style == "marbled":
+        a = choice(rng, _OPAQUE_LOOKS, [w for *_, w in _OPAQUE_LOOKS])
+        b = choice(rng, _OPAQUE_LOOKS, [w for *_, w in _OPAQUE_LOOKS])
+        look["body_bgr"] = _jitter(rng, a[0])
+        look["body2_bgr"] = _jitter(rng, b[0])
+        mean = (sum(a[0]) + sum(b[0])) / 6
+        look["pip_bgr"] = (240.0, 240.0, 240.0) if mean < 130 else (25.0, 25.0, 25.0)
+    else:
+        body, pips, _ = choice(rng, _OPAQUE_LOOKS, [w for *_, w in _OPAQUE_LOOKS])
+        look["body_bgr"] = _jitter(rng, body, 12)
+        look["pip_bgr"] = _jitter(rng, choice(rng, pips), 8)
+    return look
+
+
+def random_background(rng: np.random.Generator, kinds: tuple[str, ...] = BACKGROUND_KINDS) -> BackgroundSpec:
+    kind = choice(rng, tuple(kinds))
+    bgr = _jitter(rng, choice(rng, _FLOORS[kind]), 10)
+    gloss = {"plastic": rng.uniform(0.2, 0.8), "wood": rng.uniform(0, 0.4), "leather": rng.uniform(0, 0.3)}.get(kind, 0.0)
+    return BackgroundSpec(kind=kind, bgr=bgr, texture=float(rng.uniform(0.5, 1.3)), gloss=float(gloss),
+                          seed=int(rng.integers(2**31)))
+
+
+def random_lighting(rng: np.random.Generator, width: int, height: int, focal: float) -> LightingSpec:
+    lamps = tuple(
+        Lamp(x=float(width / 2 + rng.uniform(-0.9, 0.9) * width), y=float(height / 2 + rng.uniform(-0.9, 0.9) * height),
+             height=float(rng.uniform(1.5, 4.0) * focal), radius=float(np.exp(rng.uniform(np.log(4), np.log(150)))),
+             intensity=float(1.0 if k == 0 else rng.uniform(0.3, 1.0)))
+        for k in range(int(rng.integers(1, 4)))
+    )
+    warm = rng.uniform(0, 0.2)
+    return LightingSpec(
+        lamps=lamps,
+        ambient=float(rng.uniform(0.3, 0.7)),
+        shadow_strength=float(rng.uniform(0.2, 0.7)),
+        gradient=float(rng.uniform(0, 0.35)),
+        gradient_deg=float(rng.uniform(0, 360)),
+        vignette=float(rng.uniform(0, 0.35)),
+        exposure=float(rng.uniform(0.85, 1.12)),
+        tint_bgr=(float(1 - warm), float(1 - warm * 0.4), 1.0),
+    )
+
+
+def random_tray(rng: np.random.Generator, camera: Camera, width: int, height: int) -> TraySpec:
+    """A tray whose floor fills most of the picture, its rim near the image border."""
+    to_plane = camera.image_to_plane(0.0)
+    margin = rng.uniform(-10, 50)
+    corners = np.array([[margin, margin], [width - 1 - margin, margin], [width - 1 - margin, height - 1 - margin],
+                        [margin, height - 1 - margin]])
+    h = np.column_stack([corners, np.ones(4)]) @ to_plane.T
+    plane = h[:, :2] / h[:, 2:3]
+    inner = (float(np.sort(plane[:, 0])[1]), float(np.sort(plane[:, 1])[1]),
+             float(np.sort(plane[:, 0])[2]), float(np.sort(plane[:, 1])[2]))
+    wall = _jitter(rng, choice(rng, ((40, 40, 45), (60, 90, 130), (30, 50, 90), (200, 200, 200), (35, 30, 80))), 10)
+    counter = random_background(rng, ("wood", "plastic", "card"))
+    return TraySpec(inner=inner, wall_height=float(rng.uniform(10, 35)), wall_thickness=float(rng.uniform(6, 20)),
+                    wall_bgr=wall, counter=counter)
+
+
+def random_occluder(rng: np.random.Generator, width: int, height: int) -> Occluder:
+    """A hand reaching in from an edge, a forearm, or the upturned cup."""
+    kind = choice(rng, ("hand", "hand", "arm", "cup"))
+    skin = choice(rng, ((140, 170, 225), (95, 130, 185), (60, 85, 130), (165, 190, 230)))
+    if kind == "cup":
+        return Occluder(kind="cup", center=(float(rng.uniform(0.2, 0.8) * width), float(rng.uniform(0.2, 0.8) * height)),
+                        size=float(rng.uniform(0.3, 0.45) * min(width, height)),
+                        bgr=_jitter(rng, choice(rng, ((30, 45, 80), (20, 20, 25), (40, 70, 120), (25, 30, 60)))),
+                        height=30.0, texture_seed=int(rng.integers(2**31)))
+    edge_angle = float(rng.uniform(0, 360))
+    a = math.radians(edge_angle)
+    # start outside the picture in direction -angle and reach into it
+    cx = width / 2 - math.cos(a) * width * rng.uniform(0.1, 0.45)
+    cy = height / 2 - math.sin(a) * height * rng.uniform(0.1, 0.45)
+    return Occluder(kind=kind, center=(float(cx), float(cy)), size=float(rng.uniform(0.35, 0.6) * min(width, height)),
+                    angle=edge_angle, bgr=_jitter(rng, skin, 10), height=float(rng.uniform(40, 150)),
+                    texture_seed=int(rng.integers(2**31)))
