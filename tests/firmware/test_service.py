@@ -201,3 +201,17 @@ def test_an_event_that_cannot_be_stored_is_not_shown_as_recorded(tmp_path: Path)
     app.handle(Press("ok"))
     assert app.session.state.sheets[0]["straight"] is None
     assert getattr(app.flash_label, "en", "") == "Not saved! Storage"
+
+
+def test_settings_changed_on_the_device_apply_at_once_and_survive_a_restart(tmp_path: Path) -> None:
+    from firmware.appliance import Prefs
+
+    service = make_service(tmp_path, FakeTracker(), [], frames=10)
+    service.step()
+    service.app.set_prefs(Prefs(language="en", contrast=64))
+    service.step()
+    assert service.display.contrast == 64 and service.presenter.lang == "en"
+    service.shutdown()
+    again = make_service(tmp_path, FakeTracker(), [], frames=10)
+    assert again.app.prefs == Prefs(language="en", contrast=64)
+    again.shutdown()
