@@ -34,7 +34,7 @@ def random_scene(
     touch_prob: float = 0.4,
     noise_range: tuple[float, float] = (1.0, 6.0),
     jpeg_range: tuple[int, int] | None = (55, 95),
-    blur_prob: float = 0.3,
+    blur_prob: float = 0.5,
     **overrides: Any,
 ) -> SceneSpec:
     """A random scene of `n_dice` dice whose top faces measure `size_range` px in the image.
@@ -133,11 +133,11 @@ def _attempt(rng: np.random.Generator, o: _Options, shrink: float) -> SceneSpec 
         occluders = (random_occluder(rng, width, height),)
     blur = BlurSpec()
     if rng.random() < o.blur_prob:
+        # the camera's own softness and processing: defocus, shake, sharpening
         blur = BlurSpec(defocus_px=float(rng.uniform(0, 1.5)),
                         motion_px=float(rng.uniform(0, 3) if rng.random() < 0.3 else 0),
-                        motion_deg=float(rng.uniform(0, 180)))
-    if rng.random() < 0.5:
-        blur = dataclasses.replace(blur, sharpen=float(rng.uniform(0.2, 1.0)))
+                        motion_deg=float(rng.uniform(0, 180)),
+                        sharpen=float(rng.uniform(0.2, 1.0) if rng.random() < 0.6 else 0.0))
     jpeg = None
     if o.jpeg_range is not None and rng.random() < 0.85:
         jpeg = int(rng.integers(o.jpeg_range[0], o.jpeg_range[1] + 1))
