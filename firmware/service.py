@@ -173,6 +173,11 @@ class Service:
                  tracker_factory: Callable[[], Any] | None = None) -> None:
         from firmware.ui.presenter import BurnInSettings, ScreenPresenter  # noqa: PLC0415
 
+        import cv2  # noqa: PLC0415
+
+        # One OpenCV thread: a steady load beside the camera on a small Pi, and a replayed
+        # session reads exactly the same every time.
+        cv2.setNumThreads(1)
         self.config = config
         self.state_dir = state_dir
         self.camera = camera

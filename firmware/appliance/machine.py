@@ -37,7 +37,9 @@ from firmware.ui.screens import (
 log = logging.getLogger(__name__)
 
 FLASH_S = 3.0
-BUSY_TIMEOUT_S = 8.0  # motion with no settled throw after it: the tracker lost the throw
+# Motion or a hand with nothing after it for this long: the scene went still unchanged (the
+# tracker reports nothing then) or the tracker lost the throw; buttons record again.
+BUSY_TIMEOUT_S = 3.0
 USB_DONE_S = 10.0
 NOTICE_S = 30.0
 
@@ -216,6 +218,7 @@ class Appliance:
         elif isinstance(event, TrayCleared):
             self._busy_until = 0.0
         elif isinstance(event, ReadingUnstable):
+            self._busy_until = 0.0  # the dice lie still; the reading is what wavers
             if self.mode.in_game or self.mode.needs_camera:
                 self.flash(say("unstable"))
         elif isinstance(event, CameraLost):

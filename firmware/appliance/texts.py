@@ -51,6 +51,7 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "dice_seen": ("{seen} de {n} dados", "{seen} of {n} dice seen"),
     "die_cocked": ("Dado {die} montado: tírelo", "Die {die} cocked: rethrow"),
     "unreadable": ("No leo los dados", "Cannot read the dice"),
+    "unread_object": ("Algo sin leer: revise", "Something unread: check"),
     "unstable": ("Lectura inestable", "Reading unstable"),
     "moving": ("Espere: dados rodando", "Wait: dice rolling"),
     "confirm_first": ("Confirme el dado {die}", "Confirm die {die} first"),

@@ -99,8 +99,12 @@ def reading_die_number(reading: Reading, r: int) -> int:
 def full_throw_problem(seen: ThrowSeen, dice: int) -> Names | None:
     """Why this settle is not a readable throw of all `dice` dice, or None."""
     reading = seen.reading
-    if not reading.dice or any(p.kind == "unreadable" for p in reading.problems):
+    if not reading.dice:
         return say("unreadable")
+    if any(p.kind == "unreadable" for p in reading.problems):
+        # Something die-sized the reader could not read: a die may be missing from the
+        # reading, or one read may not be a die. Nothing is recorded until it is clear.
+        return say("unread_object")
     if len(reading.dice) != dice:
         return say("dice_seen", seen=len(reading.dice), n=dice)
     cocked = [r for r, die in enumerate(reading.dice) if die.cocked]
