@@ -61,10 +61,12 @@ def windows_for_photo(image: np.ndarray, dice: list[tuple[int, float, float, flo
             d = math.hypot(p.x - cx, p.y - cy) / side
             if d < best_d:
                 best, best_d = (value, side), d
-        if best is not None and best_d <= 0.2 and 0.7 <= p.side / best[1] <= 1.45:
+        ratio = p.side / best[1] if best is not None else 0.0
+        if best is not None and best_d <= 0.2 and 0.7 <= ratio <= 1.45:
             xs.append(normalised_crop(image, p.x, p.y, p.side, p.angle))
             ys.append(best[0])
-        elif (best is None or best_d >= 0.5) and rng.random() < negative_share:
+        elif (best is None or best_d >= 0.5 or ratio < 0.6 or ratio > 1.7) and rng.random() < negative_share:
+            # not centred on a die, or the size of a pip or of a cluster: not a die
             xs.append(normalised_crop(image, p.x, p.y, p.side, p.angle))
             ys.append(0)
     for value, cx, cy, side in dice:
@@ -110,7 +112,7 @@ def synthetic_dataset(count: int, seed: int) -> list:
         dice = [(net.COCKED if l.cocked else l.value, l.center[0], l.center[1], l.size) for l in rendered.labels
                 if l.visible >= 0.9 and (not l.cocked or l.tilt_deg >= CLEARLY_COCKED_DEG)]
         if len(dice) == len(rendered.labels):
-            out.append(windows_for_photo(rendered.image, dice, rng, jitter=2, offsets=2, negative_share=0.3))
+            out.append(windows_for_photo(rendered.image, dice, rng, jitter=2, offsets=2, negative_share=0.5))
     return out
 
 

@@ -45,7 +45,26 @@ def foreground(image: np.ndarray) -> np.ndarray:
     """The foreground score map (see `foreground`) of the image at WORK_SCALE."""
     h, w = image.shape[:2]
     small = cv2.resize(image, (max(1, int(w * WORK_SCALE)), max(1, int(h * WORK_SCALE))), interpolation=cv2.INTER_AREA)
-    return foreground_score(cv2.cvtColor(small, cv2.COLOR_BGR2Lab))
+    score = foreground_score(cv2.cvtColor(small, cv2.COLOR_BGR2Lab))
+    return fill_pip_holes(score)
+
+
+def fill_pip_holes(score: np.ndarray) -> np.ndarray:
+    """Foreground with its small enclosed holes filled: a big pip of the table's own colour
+    (a white 1 on a white table) would otherwise leave a ring the scale space reads as
+    something smaller than a die. Holes bigger than a third of the biggest die stay open,
+    so a tray's rim does not turn the whole table into foreground."""
+    mask = (score > 1.0).astype(np.uint8)
+    contours, hierarchy = cv2.findContours(mask, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
+    if hierarchy is None:
+        return score
+    largest_hole = (MAX_SIDE_FRACTION * min(score.shape[:2])) ** 2 / 3
+    holes = [c for c, h in zip(contours, hierarchy[0]) if h[3] >= 0 and cv2.contourArea(c) < largest_hole]
+    if not holes:
+        return score
+    filled = np.zeros_like(mask)
+    cv2.drawContours(filled, holes, -1, 1, thickness=-1)
+    return np.where(filled > 0, np.maximum(score, 1.0), score).astype(np.float32)
 
 
 def to_full(v: float) -> float:
@@ -67,30 +86,38 @@ def proposals(image: np.ndarray, score: np.ndarray | None = None, grey: np.ndarr
     return out
 
 
-def cluster_proposals(score: np.ndarray, grey: np.ndarray, dice: list[Proposal], limit: int = 80) -> list[Proposal]:
+def cluster_proposals(score: np.ndarray, grey: np.ndarray, dice: list[Proposal], limit: int = 120) -> list[Proposal]:
     """Extra proposals inside foreground that no accepted die explains, on a grid a quarter
-    of the typical die apart: touching dice merge into one blob the scale space cannot
-    split, but the classifier finds the centres among these."""
+    of a die apart: touching dice merge into one blob the scale space cannot split, but the
+    classifier finds their centres among these. The die size is the median of the dice
+    already found; with none found, it is guessed from the widest foreground blob (a
+    cluster's inscribed circle is about one die wide)."""
     from vision.reader.crops import edge_angle
 
-    if not dice:
-        return []
-    side = float(np.median([d.side for d in dice]))
-    small_side = side * WORK_SCALE
     mask = (score > 1.0).astype(np.uint8)
-    inside = cv2.distanceTransform(mask, cv2.DIST_L2, 3) >= 0.3 * small_side
+    depth = cv2.distanceTransform(mask, cv2.DIST_L2, 3)
+    if dice:
+        side = float(np.median([d.side for d in dice]))
+    else:
+        widest = float(depth.max(initial=0.0)) / WORK_SCALE
+        shorter = min(score.shape[:2]) / WORK_SCALE
+        if widest < 0.5 * MIN_SIDE_FRACTION * shorter:
+            return []
+        side = min(1.8 * widest, MAX_SIDE_FRACTION * shorter)
     covered = np.zeros_like(mask)
     for d in dice:
         cv2.circle(covered, (round(d.x * WORK_SCALE), round(d.y * WORK_SCALE)), max(1, round(0.6 * d.side * WORK_SCALE)), 1, -1)
-    free = inside & (covered == 0)
-    step = max(1, int(round(small_side / 4)))
-    ys, xs = np.nonzero(free[step // 2 :: step, step // 2 :: step])
     out = []
-    for gy, gx in zip(ys, xs):
-        x, y = to_full(gx * step + step // 2), to_full(gy * step + step // 2)
-        out.append(Proposal(x, y, side, edge_angle(grey, x, y, side), 0.0))
-        if len(out) >= limit:
-            break
+    for size in (side,):
+        small_side = size * WORK_SCALE
+        free = (depth >= 0.3 * small_side) & (covered == 0)
+        step = max(1, int(round(small_side / 4)))
+        ys, xs = np.nonzero(free[step // 2 :: step, step // 2 :: step])
+        for gy, gx in zip(ys, xs):
+            x, y = to_full(gx * step + step // 2), to_full(gy * step + step // 2)
+            out.append(Proposal(x, y, size, edge_angle(grey, x, y, size), 0.0))
+            if len(out) >= limit:
+                return out
     return out
 
 
@@ -214,8 +241,7 @@ def select_dice(found: list[Proposal], die_probability: np.ndarray, expected: in
     for i in order:
         if die_probability[i] < DOUBTFUL_BELOW:
             break
-        p = found[i]
-        if all(math.hypot(p.x - found[k].x, p.y - found[k].y) > SAME_DIE * min(p.side, found[k].side) for k in kept):
+        if not any(overlap(found[i], found[k]) for k in kept):
             (kept if die_probability[i] >= DIE_PROBABILITY else spare).append(i)
     if expected is not None:
         while len(kept) > expected and die_probability[kept[-1]] < DOUBTFUL_ABOVE:
@@ -223,10 +249,17 @@ def select_dice(found: list[Proposal], die_probability: np.ndarray, expected: in
         for i in spare:
             if len(kept) >= expected:
                 break
-            p = found[i]
-            if all(math.hypot(p.x - found[k].x, p.y - found[k].y) > SAME_DIE * min(p.side, found[k].side) for k in kept):
+            if not any(overlap(found[i], found[k]) for k in kept):
                 kept.append(i)
     return kept
+
+
+def overlap(a: Proposal, b: Proposal) -> bool:
+    """Two detections that cannot both be dice: the same die seen twice, or one inside the
+    other (a pip read as a small die, or a cluster read as one big die)."""
+    distance = math.hypot(a.x - b.x, a.y - b.y)
+    small, big = sorted((a.side, b.side))
+    return distance <= SAME_DIE * small or (distance < 0.5 * big and small < 0.6 * big)
 
 
 def die_reading(p: Proposal, probabilities: np.ndarray) -> DieReading:

@@ -1,0 +1,109 @@
+"""The dice reader reads synthetic scenes and real photos, and never raises on bad input."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from vision import read_dice
+from vision.reader.evaluate import LabelledDie, load_manifest, match_photo, summarise
+from vision.reading import SURE_CONFIDENCE, Reading
+
+
+def synthetic_scenes(count: int, seed: int):
+    from vision import synth
+
+    rng = np.random.default_rng(seed)
+    for _ in range(count):
+        rendered = synth.render(synth.random_scene(rng))
+        labels = [
+            LabelledDie(l.value, tuple(l.box), ignore=l.cocked or l.visible < 0.9) for l in rendered.labels
+        ]
+        yield rendered.image, labels
+
+
+def test_reads_synthetic_game_scenes() -> None:
+    # A floor, not the target: the bench measures the target (99.5%), which the reader does
+    # not reach yet on synthetic clusters of touching dice (see the reader's README).
+    results = [match_photo(labels, read_dice(image)) for image, labels in synthetic_scenes(12, seed=20240)]
+    summary = summarise(results)
+    assert summary.accuracy >= 0.25, summary.to_json()
+    # a die read as sure is almost always right: wrong values come with low confidence
+    assert summary.sure_wrong <= 2, summary.to_json()
+
+
+def test_expected_count_mismatch_is_a_problem() -> None:
+    image, labels = next(synthetic_scenes(1, seed=5))
+    reading = read_dice(image, expected=len(labels) + 2)
+    assert any(p.kind == "count" and p.message.startswith(f"expected {len(labels) + 2}, found") for p in reading.problems)
+
+
+def test_an_empty_table_has_no_dice() -> None:
+    rng = np.random.default_rng(0)
+    table = np.clip(rng.normal(120, 3, (480, 640, 3)), 0, 255).astype(np.uint8)
+    reading = read_dice(table, expected=5)
+    assert reading.dice == ()
+    assert [p.kind for p in reading.problems] == ["count"]
+
+
+@pytest.mark.parametrize(
+    "image",
+    [
+        np.zeros((0, 0, 3), np.uint8),
+        np.zeros((10, 10, 3), np.uint8),
+        np.zeros((480, 640, 5), np.uint8),
+        np.zeros((480, 640, 3), dtype=complex),
+        np.array([[None]], dtype=object),
+        "not an image",
+        None,
+    ],
+    ids=["empty", "tiny", "five-channels", "complex", "object", "string", "none"],
+)
+def test_unreadable_input_is_a_problem_not_an_exception(image: object) -> None:
+    reading = read_dice(image)  # type: ignore[arg-type]
+    assert isinstance(reading, Reading)
+    assert reading.dice == ()
+    assert reading.problems and reading.problems[0].kind == "unreadable"
+    assert not reading.sure
+
+
+@pytest.mark.parametrize(
+    "convert",
+    [
+        lambda im: im.mean(axis=2).astype(np.uint8),
+        lambda im: im.astype(np.float64) / 255.0,
+        lambda im: im.astype(np.uint16) * 257,
+        lambda im: np.dstack([im, np.full(im.shape[:2], 255, np.uint8)]),
+    ],
+    ids=["grey", "float", "uint16", "bgra"],
+)
+def test_other_pixel_formats_are_read(convert) -> None:
+    image, labels = next(synthetic_scenes(1, seed=11))
+    reading = read_dice(convert(image))
+    assert isinstance(reading, Reading)
+    assert not any(p.kind == "unreadable" for p in reading.problems)
+    assert len(reading.dice) >= 1
+
+
+def test_unsure_dice_carry_alternatives_and_a_problem() -> None:
+    for image, _ in synthetic_scenes(6, seed=77):
+        reading = read_dice(image)
+        for index, die in enumerate(reading.dice):
+            assert 1 <= die.value <= 6 and 0.0 <= die.confidence <= 1.0
+            if die.confidence < SURE_CONFIDENCE:
+                assert die.alternatives
+                assert any(p.die == index and p.kind in ("unsure", "cocked") for p in reading.problems)
+
+
+def test_reads_development_photos(dice_photos_dir) -> None:
+    import cv2
+
+    photos = load_manifest(dice_photos_dir / "manifest.jsonl", split="train")[::40]
+    results = []
+    for photo in photos:
+        image = cv2.imread(str(dice_photos_dir / photo.image))
+        results.append(match_photo(photo.dice, read_dice(image)))
+    summary = summarise(results)
+    assert summary.dice > 20
+    assert summary.accuracy >= 0.7, summary.to_json()
+    assert summary.sure_wrong <= 1, summary.to_json()
