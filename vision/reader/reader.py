@@ -105,8 +105,14 @@ def cluster_proposals(score: np.ndarray, grey: np.ndarray, dice: list[Proposal],
             return []
         side = min(1.8 * widest, MAX_SIDE_FRACTION * shorter)
     covered = np.zeros_like(mask)
+    near = np.zeros_like(mask) if dice else np.ones_like(mask)
     for d in dice:
-        cv2.circle(covered, (round(d.x * WORK_SCALE), round(d.y * WORK_SCALE)), max(1, round(0.6 * d.side * WORK_SCALE)), 1, -1)
+        centre = (round(d.x * WORK_SCALE), round(d.y * WORK_SCALE))
+        cv2.circle(covered, centre, max(1, round(0.6 * d.side * WORK_SCALE)), 1, -1)
+        cv2.circle(near, centre, max(1, round(CLUSTER_REACH * d.side * WORK_SCALE)), 1, -1)
+    # touching dice touch a die already found (or none was found at all): foreground far
+    # from every die (a tray's wall, a cable) is not searched, which keeps crowded images fast
+    covered[near == 0] = 1
     out = []
     for size in (side,):
         small_side = size * WORK_SCALE
@@ -121,9 +127,15 @@ def cluster_proposals(score: np.ndarray, grey: np.ndarray, dice: list[Proposal],
     return out
 
 
+CLUSTER_REACH = 1.6  # grid proposals only this many die sides from a die found
+
 # A proposal is a die when the classifier gives "not a die centred here" less than this.
 DIE_PROBABILITY = 0.5
 RECHECK_DIE_PROBABILITY = 0.25
+# Unsure dice are looked at again through windows moved by this share of their side, or
+# scaled by this factor.
+REFINE_SHIFT = 0.12
+REFINE_SCALE = 1.2
 # With an expected count, detections between these die probabilities may be added or dropped.
 DOUBTFUL_BELOW = 0.25
 DOUBTFUL_ABOVE = 0.75
@@ -172,7 +184,7 @@ def as_bgr(image: object) -> tuple[np.ndarray | None, str]:
     return np.ascontiguousarray(img), ""
 
 
-def classify(image: np.ndarray, found: list[Proposal]) -> np.ndarray:
+def classify(image: np.ndarray, found: list[Proposal], recheck: bool = True) -> np.ndarray:
     """N x 7 class probabilities. Windows that look like a die are read again at the other
     three quarter turns and the four answers averaged (steadier values, better calibrated);
     the rest are rejected after one look, which keeps crowded images fast."""
@@ -184,7 +196,7 @@ def classify(image: np.ndarray, found: list[Proposal]) -> np.ndarray:
     net = classifier()
     probabilities = net.probabilities(windows)
     likely = np.nonzero(probabilities[:, 0] < 1.0 - RECHECK_DIE_PROBABILITY)[0]
-    if len(likely):
+    if recheck and len(likely):
         turned = np.concatenate([np.rot90(windows[likely], k, axes=(2, 3)) for k in (1, 2, 3)])
         more = net.probabilities(turned).reshape(3, len(likely), -1)
         probabilities[likely] = (probabilities[likely] + more.sum(axis=0)) / 4.0
@@ -223,10 +235,47 @@ def read_bgr(img: np.ndarray, expected: int | None) -> Reading:
         probabilities = np.concatenate([probabilities, classify(img, extra)])
     kept = select_dice(found, 1.0 - probabilities[:, 0], expected)
     kept.sort(key=lambda i: (round(found[i].y / max(found[i].side, 1.0)), found[i].x))
-    dice = []
-    for i in kept:
-        dice.append(die_reading(found[i], probabilities[i]))
+    chosen = [found[i] for i in kept]
+    chosen_probabilities = [probabilities[i] for i in kept]
+    refine_unsure(img, chosen, chosen_probabilities)
+    dice = [die_reading(p, q) for p, q in zip(chosen, chosen_probabilities)]
     return Reading(tuple(dice), tuple(problems_of(dice, expected)))
+
+
+def value_confidence(probabilities: np.ndarray) -> float:
+    values = probabilities[1:7]
+    return float(values.max() / max(float(values.sum()), 1e-9))
+
+
+def refine_unsure(img: np.ndarray, dice: list[Proposal], probabilities: list[np.ndarray]) -> None:
+    """Look again at dice read with low confidence through windows nudged a little in
+    position and size (a window off the top face, or cut too tight, is the usual reason)
+    and keep the look that reads the face most clearly. Changes the lists in place."""
+    unsure = [i for i, q in enumerate(probabilities) if value_confidence(q) < SURE_CONFIDENCE]
+    if not unsure:
+        return
+    variants: list[Proposal] = []
+    owners: list[int] = []
+    for i in unsure:
+        p = dice[i]
+        d = REFINE_SHIFT * p.side
+        for dx, dy, k in ((d, 0, 1), (-d, 0, 1), (0, d, 1), (0, -d, 1), (0, 0, 1 / REFINE_SCALE), (0, 0, REFINE_SCALE)):
+            variants.append(replace(p, x=p.x + dx, y=p.y + dy, side=p.side * k))
+            owners.append(i)
+    looks = classify(img, variants, recheck=False)
+    best: dict[int, int] = {}
+    for j, i in enumerate(owners):
+        q = looks[j]
+        if q[0] < 1.0 - DIE_PROBABILITY and value_confidence(q) > value_confidence(looks[best[i]] if i in best else probabilities[i]):
+            best[i] = j
+    if not best:
+        return
+    # the chosen windows are read again at all four turns, so the reported confidence is
+    # an honest reading of that window, not the luckiest of several glances
+    again = classify(img, [variants[j] for j in best.values()])
+    for (i, j), q in zip(best.items(), again):
+        if value_confidence(q) > value_confidence(probabilities[i]) and q[0] < 1.0 - DIE_PROBABILITY:
+            dice[i], probabilities[i] = variants[j], q
 
 
 def select_dice(found: list[Proposal], die_probability: np.ndarray, expected: int | None) -> list[int]:
