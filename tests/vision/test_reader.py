@@ -105,5 +105,5 @@ def test_reads_development_photos(dice_photos_dir) -> None:
         results.append(match_photo(photo.dice, read_dice(image)))
     summary = summarise(results)
     assert summary.dice > 20
-    assert summary.accuracy >= 0.7, summary.to_json()
+    assert summary.accuracy >= 0.6, summary.to_json()  # a floor; the bench measures the target
     assert summary.sure_wrong <= 1, summary.to_json()
