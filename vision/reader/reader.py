@@ -5,22 +5,25 @@ Pipeline (every size is relative to the image or to the dice found in it):
   2. proposals: die-sized blobs of that map in a scale space (`candidates`);
   3. each proposal -> a normalised window (`crops`) -> the die classifier (`net`):
      "not a die centred here" or a value 1..6 with probabilities;
-  4. clusters of touching dice get extra proposals on a grid at the size of the dice found;
-  5. overlapping detections are suppressed, the most die-like kept;
-  6. confidence and problems: a die whose top face is ambiguous is reported unsure with its
-     alternatives; a count different from `expected` is a problem.
+  4. foreground near the dice found that no die explains (touching dice) gets extra
+     proposals on a grid at the size of the dice found;
+  5. overlapping detections, and dice inside dice, are suppressed, the most die-like kept;
+     an expected count only settles doubtful detections;
+  6. dice read with low confidence are looked at again through slightly moved or scaled
+     windows, keeping the clearest look;
+  7. confidence and problems: a die whose top face is ambiguous is reported unsure with its
+     alternatives, a leaning die as cocked; a count different from `expected` is a problem.
 """
 
 from __future__ import annotations
 
 import math
-import time
 from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
 
-from vision.reader.candidates import Candidate, propose
+from vision.reader.candidates import propose
 from vision.reader.foreground import foreground_score
 from vision.reading import SURE_CONFIDENCE, DieReading, Problem, Reading
 
