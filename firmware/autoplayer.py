@@ -21,6 +21,8 @@ from hardware.buttons import ButtonEvent
 
 REACT_S = 0.6  # a person looks at the screen this long after the dice stop
 PRESS_GAP_S = 0.15  # and presses no faster than this
+READ_S = 0.4  # a new screen (another mode, a new event) is read this long before a press
+FINAL_TABLE_S = 2.5  # the final table is looked at a while before it is closed
 
 
 @dataclass
@@ -36,6 +38,8 @@ class TruthPlayer:
     _started: bool = False
     _closed_games: int = 0
     _fixing: bool = False
+    _seen: tuple[str, int] = ("", -1)  # the screen being read: mode and events recorded
+    _seen_since: float = 0.0
 
     def __post_init__(self) -> None:
         throws = [s for s in self.truth["settles"] if s.get("step") == "Throw" and s.get("expect") == "settled"]
@@ -49,9 +53,14 @@ class TruthPlayer:
         if service is None:
             return []
         t = service.frame_t
-        if t < self._next_t or service.app.busy:
+        app = service.app
+        seen = (type(app.mode).__name__, app.session.events if app.session is not None else -1)
+        if seen != self._seen:
+            self._seen, self._seen_since = seen, t
+        reading_time = FINAL_TABLE_S if seen[0] == "GameOver" else READ_S
+        if t < self._next_t or app.busy or t - self._seen_since < reading_time:
             return []
-        press = self._decide(service.app, t)
+        press = self._decide(app, t)
         if press is None:
             return []
         button, kind = press

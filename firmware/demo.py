@@ -3,17 +3,18 @@ whole device.
 
 A seeded synthetic session of the game (vision.session_synth, in ./demo-state/session) is
 replayed as the camera through the real reader and throw tracker into the service's state
-machine and event log; a simulated player (firmware.autoplayer) looks at the screen and at
-the dice as they really lie and presses the buttons: it answers the device's questions
-about unsure dice truthfully and fills the box the script says. Its presses are saved as a
-button script (./demo-state/buttons.txt) that ScriptedButtons replays exactly. The OLED is
-drawn in the terminal. At the end the final table is printed and the game's logs
+machine and event log, with scripted presses (hardware.buttons.ScriptedButtons, on the
+session's clock). The script (./demo-state/buttons.txt) comes from a rehearsal: a simulated
+player (firmware.autoplayer) plays the session once without a screen, looking at the dice
+as they really lie: it answers the device's questions about unsure dice truthfully and
+fills the box the game script says. The OLED is drawn in the terminal. At the end the final table is printed and the game's logs
 are exported to ./demo-export/ with the USB exporter's code (its ledger in ./demo-state/).
 
-The game: J1 throws a straight on the first throw (served, 25); J2 throws with a cocked
-die (refused: rethrow it), sets two fives aside, rethrows, keeps three fives and scores
-them (15); J1 throws five fours at once: generala servida, an instant win. At 0.50 a point
-J2 pays J1 (25 - 15) x 0.50 = 5.00.
+The game: J1 throws a straight on the first throw (served, 25); J2 sets two fives aside,
+throws three dice again, keeps three fives, throws the other two again and scores the
+fives (15); J1 throws five fours at once: generala servida, an instant win. At 0.50 a
+point J2 pays J1 (25 - 15) x 0.50 = 5.00. Dice the reader is unsure of are confirmed by
+the player on the way.
 """
 
 from __future__ import annotations
@@ -30,17 +31,18 @@ DEMO_SEED = 2026
 DEMO_GAME: list[dict[str, Any]] = [
     {"throw": [2, 3, 4, 5, 6], "score": "straight"},  # J1: straight on the first throw: 25
     {"clear": True},
-    {"throw": [5, 5, 2, 6, 3], "cocked": [3]},  # J2: a die lands cocked: rethrow it
-    {"throw": [None, None, None, 1, None]},
+    {"throw": [5, 5, 2, 6, 3]},  # J2
     {"throw": [None, None, 5, 4, 1]},  # the two fives stay, three dice again
     {"throw": [None, None, None, 2, 3], "score": "fives"},  # three fives: 15
     {"clear": True},
     {"throw": [4, 4, 4, 4, 4]},  # J1: generala servida wins at once
+    {"pause": 3.0},  # the final table, then OK closes the game
 ]
 
 # The shortest whole game: one throw, an instant win (the test suite runs this one).
 QUICK_GAME: list[dict[str, Any]] = [
     {"throw": [6, 6, 6, 6, 6]},
+    {"pause": 3.0},
 ]
 
 
@@ -56,7 +58,7 @@ def session_config() -> Any:
 
     # Players take about two seconds to look at the screen and press; no camera frames are
     # needed at 30 fps while nothing moves.
-    return SessionConfig(still_fps=10.0, think_s=(1.8, 2.2), lead_in_s=1.2)
+    return SessionConfig(still_fps=10.0, think_s=(2.2, 2.6), lead_in_s=1.2)
 
 
 def final_table(state_dir: Path) -> tuple[bool, str]:
@@ -94,8 +96,8 @@ def run_demo(state_dir: Path, export_dir: Path, *, quick: bool = False, interact
     import cv2
 
     from firmware.export.exporter import export_games
-    from firmware.scripted_game import play_session, render_session, replay_service, write_button_script
-    from hardware.buttons import KEYS_HELP, KeyboardButtons
+    from firmware.scripted_game import make_scripted_session, render_session, replay_service, session_clock
+    from hardware.buttons import KEYS_HELP, KeyboardButtons, ScriptedButtons
     from hardware.display import TerminalDisplay
 
     cv2.setNumThreads(1)
@@ -103,20 +105,24 @@ def run_demo(state_dir: Path, export_dir: Path, *, quick: bool = False, interact
         shutil.rmtree(folder, ignore_errors=True)
         folder.mkdir(parents=True)
     game = QUICK_GAME if quick else DEMO_GAME
-    print(f"Rendering the demo session (seed {seed}) into {state_dir / 'session'} ...", file=out, flush=True)
-    session, truth = render_session(state_dir, game, seed, session_config())
-    display = TerminalDisplay(out)
+    print(f"Rendering the demo session (seed {seed}) into {state_dir / 'session'}, and rehearsing the "
+          f"players' presses ...", file=out, flush=True)
     if interactive:
+        session, _ = render_session(state_dir, game, seed, session_config())
         print(f"Your turn to press the buttons ({KEYS_HELP}); the session plays in real time.", file=out)
-        service = replay_service(session, state_dir, KeyboardButtons(), display, language, realtime=True)
-        service.run()
+        buttons: Any = KeyboardButtons()
     else:
-        print("Replaying it through the reader, tracker, game engine and screen; a simulated player "
-              "presses the buttons:", file=out, flush=True)
-        player = play_session(session, truth, game, state_dir, display, language)
-        script = write_button_script(state_dir / "buttons.txt", player.presses)
-        print(f"Its {len(player.presses)} presses are in {script}: `cubilete run --camera replay:{session} "
-              f"--buttons script:{script}` replays them.", file=out)
+        scripted = make_scripted_session(state_dir, game, seed, session_config())
+        session = scripted.session
+        print(f"Replaying it through the reader, tracker, game engine and screen with the "
+              f"{len(scripted.presses)} presses of {scripted.buttons}:", file=out, flush=True)
+        holder: dict[str, Any] = {}
+        buttons = ScriptedButtons(scripted.buttons, clock=session_clock(holder))
+        buttons.start(0.0)
+    service = replay_service(session, state_dir, buttons, TerminalDisplay(out), language, realtime=interactive)
+    if not interactive:
+        holder["service"] = service
+    service.run()
 
     finished, table = final_table(state_dir)
     print("\nFinal table:\n" + table, file=out)

@@ -42,6 +42,7 @@ RETENTION_EVERY_S = 3600.0
 STATUS_EVERY_S = 1.0
 IDLE_SLEEP_S = 0.05  # while the camera is lost: keep buttons and screen alive
 STORAGE_RETRY_S = 5.0
+FRAME_GAP_S = 1.0  # no frame for longer than this: the state machine's time runs on the wall clock
 
 
 # -- settings changed on the device -----------------------------------------------------------------
@@ -190,6 +191,8 @@ class Service:
         self.on_record = on_record
         self.stats = Stats()
         self.frame_t = 0.0  # the time of the last frame (session time for a replay)
+        self._frame_wall = clock()  # when it came, on the wall clock
+        self._scene_t = 0.0
         self._stop = False
         for problem in problems:
             log.warning("config: %s", problem.message)
@@ -222,7 +225,7 @@ class Service:
             self.storage_error = str(error)
             return False
         self.app = Appliance(self.log, self._prefs, game_defaults(self.config),
-                             notices_for(self._problems, self.log), clock=self.clock,
+                             notices_for(self._problems, self.log), clock=self.scene_time,
                              on_prefs=self._prefs_changed)
         self._recorded = self._event_count()  # events of this game already reported
         self._recorded_game = self.app.session.game_id if self.app.session is not None else None
@@ -246,6 +249,14 @@ class Service:
                 next_try = now + STORAGE_RETRY_S
                 self._open_storage()
             time.sleep(IDLE_SLEEP_S * 4)
+
+    def scene_time(self) -> float:
+        """The state machine's clock: the camera's (a replay's own time, so a replayed game
+        plays the same at any speed, and its messages last as long as they did), running
+        on with the wall clock while no frame comes (a lost camera). Never goes back."""
+        gap = self.clock() - self._frame_wall
+        self._scene_t = max(self._scene_t, self.frame_t + (gap if gap > FRAME_GAP_S else 0.0))
+        return self._scene_t
 
     def _bind_control(self, path: str) -> socket.socket | None:
         from firmware.export.notify import bind_control_socket  # noqa: PLC0415
@@ -305,6 +316,7 @@ class Service:
         if frame is not None:
             self.stats.frames += 1
             self.frame_t = frame.t
+            self._frame_wall = self.clock()
             started = time.perf_counter()
             events = self._track(frame)
             decided = time.perf_counter()
@@ -327,7 +339,7 @@ class Service:
             self.presenter.activity()
         self._drain_control()
         now = self.clock()
-        self._handle(Tick(now))
+        self._handle(Tick(self.scene_time()))
         self._show()
         if shown_after is not None:
             done = time.perf_counter()
@@ -356,7 +368,7 @@ class Service:
             # A bug must not take the bar's scorer down, nor leave the screen out of step
             # with the log: start the machine afresh from the log, as after a restart.
             log.exception("the state machine failed on %r; resuming from the event log", type(data).__name__)
-            self.app = Appliance(self.log, self.app.prefs, self.app.defaults, clock=self.clock,
+            self.app = Appliance(self.log, self.app.prefs, self.app.defaults, clock=self.scene_time,
                                  on_prefs=self._prefs_changed)
         count = self._event_count()
         game_id = self.app.session.game_id if self.app.session is not None else None
