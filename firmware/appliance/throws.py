@@ -132,6 +132,11 @@ def plan_throw(seen: ThrowSeen, state: GameState, view: ThrowView, link: TrayLin
     first = turn.throw_number == 0
 
     if first:
+        if seen.moved and all(m == "new" for m in seen.moved):
+            # The tracker has just started (after a power cut) and found these dice lying
+            # there: nobody threw them in view, so they start no turn (they are usually the
+            # last player's dice, still on the tray).
+            return Ignore(None, None)
         # A die still lying as the last recorded throw left it was not thrown. One held
         # only since a refused settle (a cocked die rethrown alone) was thrown this turn.
         if any(rel[0] == "held" for rel in relation):

@@ -100,3 +100,16 @@ def test_a_cancelled_throw_stays_cancelled_after_a_restart(tmp_path: Path) -> No
     again = restarted(app, tmp_path)
     assert again.screen() == TurnScreen(**{**before.__dict__, "message": again.screen().message})
     assert again.session.state.turn.throw_number == 1
+
+
+def test_the_last_players_dice_seen_at_start_up_are_not_the_next_players_throw(tmp_path: Path) -> None:
+    app = new_app(tmp_path)
+    start_game(app)
+    app.handle(seen([2, 3, 4, 5, 6]))
+    press(app, "ok", "ok")  # J1 scores; the dice stay on the tray
+    again = restarted(app, tmp_path)
+    again.handle(seen([2, 3, 4, 5, 6], moved=["new"] * 5, previous=[None] * 5))
+    assert event_types(again)[-1] == "category_scored"
+    assert again.screen().throw == 0 and again.screen().player == "J2"
+    again.handle(seen([1, 1, 2, 2, 3], previous=[None] * 5))
+    assert again.session.state.turn.throw_number == 1
