@@ -89,6 +89,7 @@ class Appliance:
         self.camera_retry_s: float | None = None
         self._camera_dismissed = False
         self._busy_until = 0.0
+        self.watched = False  # motion seen since start (dice found lying there were not thrown)
         self._flash: Label | None = None
         self._flash_until = 0.0
         self._overlays: list[_Overlay] = [_Overlay(n, self.now + NOTICE_S) for n in notices]
@@ -215,6 +216,7 @@ class Appliance:
             self._throw(event)
         elif isinstance(event, MotionSeen):
             self._busy_until = self.now + BUSY_TIMEOUT_S
+            self.watched = True
         elif isinstance(event, TrayCleared):
             self._busy_until = 0.0
         elif isinstance(event, ReadingUnstable):

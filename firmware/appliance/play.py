@@ -390,7 +390,7 @@ def take_throw(app: "Appliance", seen: ThrowSeen, answers: Answers = Answers()) 
     if session.state.finished:
         app.flash(rule_message("game_over"))
         return None
-    plan = plan_throw(seen, session.state, session.throw, app.link, answers)
+    plan = plan_throw(seen, session.state, session.throw, app.link, answers, watched=app.watched)
     if isinstance(plan, (Refuse, Ignore)):
         app.link = plan.link
         if plan.message is not None:

@@ -120,7 +120,8 @@ def is_unsure(reading: Reading, r: int) -> bool:
 
 
 def plan_throw(seen: ThrowSeen, state: GameState, view: ThrowView, link: TrayLink | None,
-               answers: Answers = Answers()) -> Plan:
+               answers: Answers = Answers(), watched: bool = True) -> Plan:
+    """watched: something moved in view since the tracker started (a hand, the cup)."""
     rules, turn = state.rules, state.turn
     reading = seen.reading
     n = rules.dice
@@ -132,10 +133,11 @@ def plan_throw(seen: ThrowSeen, state: GameState, view: ThrowView, link: TrayLin
     first = turn.throw_number == 0
 
     if first:
-        if seen.moved and all(m == "new" for m in seen.moved):
+        if seen.moved and all(m == "new" for m in seen.moved) and not watched:
             # The tracker has just started (after a power cut) and found these dice lying
             # there: nobody threw them in view, so they start no turn (they are usually the
-            # last player's dice, still on the tray).
+            # last player's dice, still on the tray). Dice that came to rest after a hand or
+            # the cup was seen were thrown.
             return Ignore(None, None)
         # A die still lying as the last recorded throw left it was not thrown. One held
         # only since a refused settle (a cocked die rethrown alone) was thrown this turn.

@@ -113,3 +113,14 @@ def test_the_last_players_dice_seen_at_start_up_are_not_the_next_players_throw(t
     assert again.screen().throw == 0 and again.screen().player == "J2"
     again.handle(seen([1, 1, 2, 2, 3], previous=[None] * 5))
     assert again.session.state.turn.throw_number == 1
+
+
+def test_a_throw_seen_right_after_start_up_is_a_throw(tmp_path: Path) -> None:
+    from firmware.appliance import MotionSeen
+
+    app = new_app(tmp_path)
+    start_game(app)
+    again = restarted(app, tmp_path)
+    again.handle(MotionSeen(reason="hand"))  # the cup comes in: the tracker is still starting
+    again.handle(seen([2, 3, 4, 5, 6], moved=["new"] * 5, previous=[None] * 5))
+    assert event_types(again)[-1] == "throw"
