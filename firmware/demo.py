@@ -96,7 +96,9 @@ def run_demo(state_dir: Path, export_dir: Path, *, quick: bool = False, interact
     import cv2
 
     from firmware.export.exporter import export_games
-    from firmware.scripted_game import make_scripted_session, render_session, replay_service, session_clock
+    from firmware.scripted_game import (
+        GAME_CONFIG, make_scripted_session, render_session, replay_service, session_clock,
+    )
     from hardware.buttons import KEYS_HELP, KeyboardButtons, ScriptedButtons
     from hardware.display import TerminalDisplay
 
@@ -129,6 +131,12 @@ def run_demo(state_dir: Path, export_dir: Path, *, quick: bool = False, interact
     result = export_games(state_dir, export_dir, "demo", all_games=True, language=language)
     line = result.summary_line(str(export_dir))
     print(line[0].upper() + line[1:], file=out)
+    if not interactive:
+        config = state_dir / "config.toml"
+        config.write_text(GAME_CONFIG.format(language=language), encoding="utf-8")
+        print(f"Replay it on the service: cubilete run --config {config} --camera replay:{session} "
+              f"--buttons script:{scripted.buttons} --display terminal --state-dir $(mktemp -d) "
+              f"--exit-at-end", file=out)
     return DemoResult(finished, table, line)
 
 
