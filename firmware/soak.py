@@ -51,6 +51,8 @@ class Run:
 @dataclass
 class SoakResult:
     kills: int = 0
+    kills_mid_game: int = 0  # kills with a game under way in the log
+    confirmed_checked: int = 0  # confirmed events found in the log after a kill
     runs: int = 0
     games: int = 0
     games_as_reference: int = 0
@@ -67,8 +69,9 @@ class SoakResult:
                 and self.games_as_reference == self.games)
 
     def summary(self) -> str:
-        lines = [f"soak: {self.kills} SIGKILLs in {self.runs} runs of `cubilete run` over {self.games} games "
-                 f"in {self.seconds:.0f} s",
+        lines = [f"soak: {self.kills} SIGKILLs ({self.kills_mid_game} with a game under way) in {self.runs} "
+                 f"runs of `cubilete run` over {self.games} games in {self.seconds:.0f} s",
+                 f"  confirmed events checked in the log after a kill: {self.confirmed_checked}",
                  f"  the uninterrupted run: {self.reference_events} events, game "
                  f"{'played to its end' if self.reference_finished else 'NOT FINISHED'}",
                  f"  confirmed events lost: {len(self.lost_events)}",
@@ -190,6 +193,8 @@ def soak_cycle(work: Path, session: Path, presses: Sequence[tuple[float, str, st
         if run.killed:
             done_kills += 1
             result.kills += 1
+            result.kills_mid_game += bool(rows)
+            result.confirmed_checked += sum(stored.get((g, q)) == k for g, q, k, _ in run.confirmed)
             if run.confirmed:
                 resume_after = max(resume_after, run.confirmed[-1][3])
                 stalled = 0
