@@ -8,7 +8,7 @@ reading_corrected event (with the same values when the reader was right).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 import engine
@@ -24,9 +24,8 @@ if TYPE_CHECKING:
 ALL_VALUES = (1, 2, 3, 4, 5, 6)
 
 
-def _icons(app: "Appliance", values: dict[int, int] | None = None,
-           unsure: tuple[int, ...] | None = None) -> tuple[DieIcon, ...]:
-    """The session's dice, left to right, with answers so far shown in place."""
+def _icons(app: "Appliance", values: dict[int, int] | None = None) -> tuple[DieIcon, ...]:
+    """The session's dice, left to right, with the answers so far shown in place."""
     from firmware.appliance.play import dice_icons
 
     session = app.session
@@ -34,11 +33,7 @@ def _icons(app: "Appliance", values: dict[int, int] | None = None,
     icons = list(dice_icons(session))
     for position, index in enumerate(session.display_order):
         if values and index in values:
-            icons[position] = DieIcon(values[index], held=icons[position].held, unsure=False,
-                                      turned=icons[position].turned)
-        elif unsure is not None:
-            icons[position] = DieIcon(icons[position].value, held=icons[position].held,
-                                      unsure=index in unsure, turned=icons[position].turned)
+            icons[position] = replace(icons[position], value=values[index], unsure=False)
     return tuple(icons)
 
 
