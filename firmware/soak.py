@@ -55,6 +55,7 @@ class SoakResult:
     confirmed_checked: int = 0  # confirmed events found in the log after a kill
     runs: int = 0
     games: int = 0
+    games_finished: int = 0  # played to their end after the kills
     games_as_reference: int = 0
     lost_events: list[str] = field(default_factory=list)
     damaged_logs: list[str] = field(default_factory=list)
@@ -76,6 +77,7 @@ class SoakResult:
                  f"{'played to its end' if self.reference_finished else 'NOT FINISHED'}",
                  f"  confirmed events lost: {len(self.lost_events)}",
                  f"  event logs damaged or moved aside: {len(self.damaged_logs)}",
+                 f"  games played to their end after the kills: {self.games_finished}/{self.games}",
                  f"  games that went on to the end exactly as the uninterrupted run: "
                  f"{self.games_as_reference}/{self.games}"]
         lines += [f"  LOST {x}" for x in self.lost_events[:10]]
@@ -205,6 +207,7 @@ def soak_cycle(work: Path, session: Path, presses: Sequence[tuple[float, str, st
             result.diverged.append(f"game {result.games}: the service exited with {run.code}")
         break
     story = game_story(rows)
+    result.games_finished += _finished(story)
     if story == reference:
         result.games_as_reference += 1
     else:
