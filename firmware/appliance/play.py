@@ -401,12 +401,29 @@ def take_throw(app: "Appliance", seen: ThrowSeen, answers: Answers = Answers()) 
     if isinstance(plan, TurnOver):
         return corrections.ConfirmTurned.of(seen, plan, back=app.mode)
     assert isinstance(plan, Record)
+    disputed = _locked_but_thrown(session, plan, answers)
+    if disputed:
+        # The rules say these dice stay set aside, the tracker says they were thrown: the
+        # tracker may be wrong (a held die jostled), so the players say; if they confirm it
+        # was thrown, the rule refuses the throw below.
+        return corrections.AskThrown(seen=seen, dice=disputed, back=app.mode, previous=answers)
     snapshot = _snapshot(seen)
     if not app.record(plan.event, plan.reading, snapshot):
         app.link = plan.refused_link
         return None
     app.link = plan.link
     return app.game_mode()
+
+
+def _locked_but_thrown(session: GameSession, plan: Record, answers: Answers) -> tuple[int, ...]:
+    """Reading indices of dice the plan throws though they are locked aside and nobody has
+    said yet that they were thrown."""
+    state = session.state
+    if not state.rules.held_dice_locked:
+        return ()
+    locked = state.turn.locked & set(plan.event["thrown"])
+    return tuple(r for r, index in enumerate(plan.reading["index"])
+                 if index in locked and r not in answers.thrown)
 
 
 def _snapshot(seen: ThrowSeen) -> bytes | None:

@@ -188,8 +188,11 @@ def test_rule_violation_is_a_short_message(tmp_path: Path) -> None:
     start_game(app)
     app.handle(seen([6, 6, 1, 2, 3]))
     app.handle(seen([6, 6, 4, 5, 1], moved=["held", "held", "thrown", "thrown", "thrown"]))
-    # die 1 (a 6) was set aside in throw 2: throwing it in throw 3 breaks the rule.
+    # die 1 (a 6) was set aside in throw 2: throwing it in throw 3 breaks the rule. The
+    # players confirm it was thrown, so the throw is refused with the rule.
     app.handle(seen([2, 6, 4, 5, 1], moved=["thrown", "held", "held", "held", "held"]))
+    assert text(app.screen().prompt) == "Die 1: thrown?"
+    press(app, "ok")
     assert text(turn_screen(app).message) == "Held dice stay held"
     assert event_types(app).count("throw") == 2
 
@@ -396,3 +399,17 @@ def test_a_nudged_die_is_asked_about_and_nothing_is_recorded(tmp_path: Path) -> 
     press(app, "next", "ok")  # no: it was only pushed
     assert event_types(app) == ["game_started", "throw"]
     assert isinstance(app.screen(), TurnScreen)
+
+
+def test_a_die_set_aside_the_tracker_calls_thrown_is_asked_about(tmp_path: Path) -> None:
+    app = new_app(tmp_path)  # Argentine generala: a die set aside stays aside
+    start_game(app)
+    app.handle(seen([6, 6, 1, 2, 3]))
+    app.handle(seen([6, 6, 4, 5, 1], moved=["held", "held", "thrown", "thrown", "thrown"]))
+    # The first 6 was only jostled, but the tracker calls it thrown.
+    app.handle(seen([6, 6, 4, 5, 2], moved=["thrown", "held", "held", "held", "thrown"]))
+    screen = app.screen()
+    assert isinstance(screen, CorrectionScreen) and text(screen.prompt) == "Die 1: thrown?"
+    press(app, "next", "ok")  # no, it stayed aside
+    assert app.session.state.turn.throws[-1].thrown == (4,)
+    assert app.session.state.turn.dice == (6, 6, 4, 5, 2)
