@@ -1,0 +1,267 @@
+"""Training data of the die-value classifier: labelled scenes and augmented die windows.
+
+Used by `scripts/train_classifier.py` (see there for the command line). Two sources:
+  * real photos: the `train` split of a manifest like nell-byler's (never its test split),
+    divided by photo into a fitting part and a held-out part;
+  * synthetic scenes from `vision.synth`, drawn with widely varied options (die sizes 16 to
+    110 px, 1 to 12 dice touching or not, oblique views with side faces, cocked dice, trays,
+    hands, every die style, blur, noise, JPEG), cached as files under a work folder.
+A scene is an encoded image plus its dice: centre, top-face edge, edge angle, value, and
+whether it is cocked or to be ignored. `sample_windows` cuts windows from a scene the way the
+reader cuts them, with the detector's errors (centre, size, angle) and camera degradations
+(lower resolution, JPEG) simulated, plus "not a die" windows: off-centre, pip-sized,
+cluster-sized, background, trays and hands.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import pickle
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from vision.reader.windows import DIE_PX, WINDOW_PX, edge_angle, edge_from_box  # noqa: E402
+
+NOT_A_DIE, COCKED = 0, 7
+IGNORE = -1  # a die neither trained as a value nor used as background
+CLEARLY_COCKED_DEG = 12.0  # synthetic dice leaning more than this are the "cocked" class
+MIN_VISIBLE = 0.85  # synthetic dice less visible than this are not trained on
+
+
+@dataclass
+class Die:
+    x: float
+    y: float
+    size: float  # top-face edge, image px
+    angle: float
+    label: int  # 1..6, COCKED, or IGNORE
+
+
+@dataclass
+class Scene:
+    name: str
+    encoded: bytes  # the image file's bytes (JPEG or PNG)
+    dice: list[Die]
+    real: bool
+
+    def image(self) -> np.ndarray:
+        return cv2.imdecode(np.frombuffer(self.encoded, np.uint8), cv2.IMREAD_COLOR)
+
+
+# ----------------------------------------------------------------------------- real photos
+
+
+def real_scenes(photos_dir: Path, split: str = "train") -> list[Scene]:
+    """The photos of one split of `photos_dir/manifest.jsonl` as scenes. The manifest box is
+    around the die as seen (top face, maybe some side): its centre is taken as the face's
+    centre and its side, corrected for the die's edge angle, as the face's edge."""
+    scenes = []
+    for line in (photos_dir / "manifest.jsonl").read_text().splitlines():
+        if not line.strip():
+            continue
+        row = json.loads(line)
+        if row.get("split") != split:
+            continue
+        encoded = (photos_dir / row["image"]).read_bytes()
+        grey = cv2.cvtColor(cv2.imdecode(np.frombuffer(encoded, np.uint8), cv2.IMREAD_COLOR), cv2.COLOR_BGR2GRAY)
+        dice = []
+        for d in row["dice"]:
+            x0, y0, x1, y1 = (float(v) for v in d["box"])
+            x, y, box_side = (x0 + x1) / 2, (y0 + y1) / 2, max(x1 - x0, y1 - y0)
+            angle = edge_angle(grey, x, y, box_side)
+            size = edge_from_box(box_side, angle)
+            dice.append(Die(x, y, size, angle, IGNORE if d.get("ignore") else int(d["value"])))
+        scenes.append(Scene(row["image"], encoded, dice, True))
+    return scenes
+
+
+def split_by_photo(scenes: list[Scene], held_share: float, seed: int) -> tuple[list[Scene], list[Scene]]:
+    order = np.random.default_rng(seed).permutation(len(scenes))
+    held = int(round(held_share * len(scenes)))
+    return [scenes[i] for i in sorted(order[held:])], [scenes[i] for i in sorted(order[:held])]
+
+
+# ----------------------------------------------------------------------------- synthetic scenes
+
+
+SCENE_KINDS = ("wide", "marbled", "game")
+
+
+def random_synthetic_spec(rng: np.random.Generator, kind: str = "wide"):
+    """A SceneSpec: "wide" = drawn from a wide range of options (see the module doc);
+    "marbled" = the same with marbled dice only (the hardest to read); "game" = the game scenes
+    of `random_scene`'s defaults (5 dice, 640x480, 40-90 px)."""
+    from vision.synth import random_scene
+
+    if kind == "game":
+        return random_scene(rng)
+    styles = ("marbled",) if kind == "marbled" else ("opaque", "translucent", "marbled")
+
+    width, height = [(640, 480), (640, 640), (800, 600)][int(rng.integers(3))]
+    for _ in range(20):
+        n = int(rng.choice([1, 2, 3, 4, 5, 5, 5, 6, 7, 8, 10, 12]))
+        lo = float(rng.uniform(16, 70))
+        hi = float(min(110.0, lo * rng.uniform(1.0, 1.8)))
+        if n * lo * lo > 0.25 * width * height:
+            continue
+        try:
+            return random_scene(
+                rng, n_dice=n, width=width, height=height, size_range=(lo, hi), touching=bool(rng.random() < 0.8),
+                max_tilt_deg=float(rng.uniform(0, 35)), cocked_prob=0.12, tray_prob=0.35, occluder_prob=0.3,
+                touch_prob=float(rng.uniform(0.2, 0.9)), noise_range=(0.5, 8.0), jpeg_range=(20, 95), blur_prob=0.6,
+                styles=styles)
+        except ValueError:
+            continue
+    return None
+
+
+def synthetic_scenes(n: int, seed: int, cache_dir: Path, log=print, kind: str = "wide") -> list[Scene]:
+    """n synthetic scenes of a kind (see random_synthetic_spec) for a seed, rendered once and
+    cached in cache_dir."""
+    from vision.synth import render
+
+    path = cache_dir / (f"synth-{seed}-{n}.pkl" if kind == "wide" else f"synth-{kind}-{seed}-{n}.pkl")
+    if path.exists():
+        with path.open("rb") as f:
+            return pickle.load(f)
+    rng = np.random.default_rng(seed)
+    scenes: list[Scene] = []
+    started = time.time()
+    while len(scenes) < n:
+        spec = random_synthetic_spec(rng, kind)
+        if spec is None:
+            continue
+        rendered = render(spec)
+        encoded = rendered.jpeg if rendered.jpeg is not None else cv2.imencode(".png", rendered.image)[1].tobytes()
+        dice = []
+        for label in rendered.labels:
+            if label.cocked:
+                cls = COCKED if label.tilt_deg >= CLEARLY_COCKED_DEG and label.visible >= MIN_VISIBLE else IGNORE
+            else:
+                cls = label.value if label.visible >= MIN_VISIBLE else IGNORE
+            dice.append(Die(float(label.center[0]), float(label.center[1]), float(label.size), float(label.angle), cls))
+        scenes.append(Scene(f"synth-{kind}-{seed}-{len(scenes)}", encoded, dice, False))
+        if len(scenes) % 250 == 0:
+            log(f"  rendered {len(scenes)}/{n} synthetic scenes ({time.time() - started:.0f} s)")
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    with path.open("wb") as f:
+        pickle.dump(scenes, f)
+    return scenes
+
+
+# ----------------------------------------------------------------------------- windows
+
+
+@dataclass(frozen=True)
+class Jitter:
+    """How far the windows of a die are from its true box (the detector's errors)."""
+    shift: float = 0.2  # centre off by up to this share of the edge
+    scale: tuple[float, float] = (0.8, 1.25)
+    angle_deg: float = 15.0
+    any_angle: float = 0.15  # share of windows at a random angle (a detector that got it wrong)
+
+
+def cut_window(image: np.ndarray, x: float, y: float, size: float, angle: float, rng: np.random.Generator | None,
+               degrade: float = 0.0) -> np.ndarray:
+    """One WINDOW_PX window; with a generator and degrade > 0, sometimes seen through a worse
+    camera: the region shrunk so the die is 14..40 px, then JPEG-compressed."""
+    if rng is not None and rng.random() < degrade and size > 16:
+        target = float(rng.uniform(14.0, min(40.0, size)))
+        factor = target / size
+        reach = int(math.ceil(0.8 * WINDOW_PX * size / DIE_PX)) + 4
+        h, w = image.shape[:2]
+        x0, y0 = max(0, int(x) - reach), max(0, int(y) - reach)
+        x1, y1 = min(w, int(x) + reach + 1), min(h, int(y) + reach + 1)
+        if x1 - x0 > 4 and y1 - y0 > 4:
+            patch = cv2.resize(image[y0:y1, x0:x1], None, fx=factor, fy=factor, interpolation=cv2.INTER_AREA)
+            if rng.random() < 0.7:
+                quality = int(rng.integers(20, 90))
+                patch = cv2.imdecode(cv2.imencode(".jpg", patch, [cv2.IMWRITE_JPEG_QUALITY, quality])[1], cv2.IMREAD_COLOR)
+            sy, sx = patch.shape[0] / (y1 - y0), patch.shape[1] / (x1 - x0)
+            image = patch
+            x, y, size = (x - x0 + 0.5) * sx - 0.5, (y - y0 + 0.5) * sy - 0.5, size * sx
+    from vision.reader.windows import cut_windows
+
+    return cut_windows(image, [(x, y, size, angle)])[0]
+
+
+def jittered(die: Die, rng: np.random.Generator, jitter: Jitter) -> tuple[float, float, float, float]:
+    r = jitter.shift * die.size * math.sqrt(rng.random())
+    t = rng.uniform(0, 2 * math.pi)
+    size = die.size * math.exp(rng.uniform(math.log(jitter.scale[0]), math.log(jitter.scale[1])))
+    if rng.random() < jitter.any_angle:
+        angle = rng.uniform(0, 90)
+    else:
+        angle = die.angle + rng.uniform(-jitter.angle_deg, jitter.angle_deg)
+    angle += 90 * int(rng.integers(4))
+    return die.x + r * math.cos(t), die.y + r * math.sin(t), size, angle
+
+
+def far_from_dice(x: float, y: float, dice: list[Die], share: float = 0.45) -> bool:
+    return all(math.hypot(x - d.x, y - d.y) >= share * d.size for d in dice)
+
+
+def sample_windows(scene: Scene, rng: np.random.Generator, per_die: int, negatives_per_die: float,
+                   background: int, jitter: Jitter = Jitter(), degrade: float = 0.4) -> tuple[list[np.ndarray], list[int]]:
+    """Windows and classes from one scene (see the module doc)."""
+    image = scene.image()
+    h, w = image.shape[:2]
+    windows: list[np.ndarray] = []
+    classes: list[int] = []
+    dice = scene.dice
+    grey = None
+    for die in dice:
+        if die.label == IGNORE:
+            continue
+        for _ in range(per_die):
+            x, y, size, angle = jittered(die, rng, jitter)
+            windows.append(cut_window(image, x, y, size, angle, rng, degrade))
+            classes.append(die.label)
+    sizes = [d.size for d in dice] or [min(h, w) * 0.08]
+
+    def negative(x: float, y: float, size: float) -> None:
+        nonlocal grey
+        if grey is None:
+            grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+        angle = edge_angle(grey, x, y, size) if rng.random() < 0.6 else rng.uniform(0, 90)
+        windows.append(cut_window(image, x, y, size, angle, rng, degrade))
+        classes.append(NOT_A_DIE)
+
+    for die in dice:
+        count = int(negatives_per_die) + (rng.random() < negatives_per_die % 1)
+        for _ in range(count):
+            kind = rng.random()
+            if kind < 0.55:  # beside the die: half on it, or on its neighbour's edge
+                for _ in range(10):
+                    r = rng.uniform(0.5, 1.1) * die.size
+                    t = rng.uniform(0, 2 * math.pi)
+                    x, y = die.x + r * math.cos(t), die.y + r * math.sin(t)
+                    if far_from_dice(x, y, dice):
+                        negative(x, y, die.size * rng.uniform(0.8, 1.25))
+                        break
+            elif kind < 0.8:  # pip-sized, on the die
+                r = rng.uniform(0, 0.35) * die.size
+                t = rng.uniform(0, 2 * math.pi)
+                negative(die.x + r * math.cos(t), die.y + r * math.sin(t), die.size * rng.uniform(0.25, 0.55))
+            else:  # cluster-sized
+                r = rng.uniform(0, 0.6) * die.size
+                t = rng.uniform(0, 2 * math.pi)
+                negative(die.x + r * math.cos(t), die.y + r * math.sin(t), die.size * rng.uniform(1.8, 3.0))
+    for _ in range(background):
+        for _ in range(10):
+            size = float(rng.choice(sizes)) * rng.uniform(0.6, 1.6)
+            x, y = rng.uniform(0, w), rng.uniform(0, h)
+            if far_from_dice(x, y, dice, 0.6):
+                negative(x, y, size)
+                break
+    return windows, classes

@@ -1,0 +1,417 @@
+"""Train the die-value classifier (`vision/reader/die_values.npz`) with PyTorch.
+
+    .venv/bin/python -m pip install -e '.[train]'      # torch, for training only
+    .venv/bin/python scripts/train_classifier.py [--photos ../shared/data/dice-photos/nell-byler]
+        [--synthetic 4000] [--epochs 24] [--seed 1] [--threads 1] [--work /tmp/cubilete-classifier]
+        [--out vision/reader/die_values.npz]
+
+Data (see `scripts/classifier_data.py`); nothing of a manifest's `test` split is ever read:
+  * the `train` split of the photo manifest, split by photo: 80% to fit, 20% held out to
+    measure and to fit the softmax temperature;
+  * `--synthetic` scenes rendered by `vision.synth` with widely drawn options (cached under
+    `--work`), plus 10% more held out.
+Windows are cut the way the reader cuts them (`vision.reader.windows`), with the detector's
+errors simulated (centre off by up to 20% of the edge, size x0.8..1.25, angle +-15 degrees,
+15% at any angle), worse cameras simulated (die shrunk to 14..40 px and re-JPEGed), and
+colours changed at every epoch (hue turned, channels swapped, inverted, gamma, contrast,
+noise, blur, glare). Network: three 3x3 conv + batch-norm + ReLU + max-pool stages
+(16, 32, 48 channels), a dense layer of 64, eight classes (not a die, 1..6, cocked); batch
+norm is folded into the convolutions at export. AdamW with a one-cycle schedule.
+The temperature that divides the logits is fitted (grid search) to the value probabilities
+of the held-out photos' dice, as `classify_dice` reads them (quarter-turn second looks).
+Deterministic for a given seed, data and thread count.
+
+Last full run: see the figures printed at the end (also in the final report of reader v2):
+  .venv/bin/python scripts/train_classifier.py --threads 2   took about N min on this 2-core machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import math
+import sys
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "scripts"))
+
+import classifier_data as data  # noqa: E402
+from vision.reader import classifier  # noqa: E402
+from vision.reader.windows import CHANNELS, WINDOW_PX, window_channels  # noqa: E402
+
+DEFAULT_PHOTOS = ROOT.parent / "shared" / "data" / "dice-photos" / "nell-byler"
+CLASSES = len(classifier.CLASS_NAMES)
+CONV_WIDTHS = (16, 32, 48)
+HIDDEN = 64
+
+
+def log(*parts: object) -> None:
+    print(*parts, flush=True)
+
+
+# ----------------------------------------------------------------------------- windows
+
+
+def build_windows(scenes: list[data.Scene], passes: int, seed: int, **options) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    windows: list[np.ndarray] = []
+    classes: list[int] = []
+    for _ in range(passes):
+        for scene in scenes:
+            w, c = data.sample_windows(scene, rng, **options)
+            windows += w
+            classes += c
+    if not windows:
+        return np.zeros((0, WINDOW_PX, WINDOW_PX, 3), np.uint8), np.zeros(0, np.int64)
+    return np.stack(windows), np.asarray(classes, np.int64)
+
+
+def cached(work: Path, key: str, make):
+    path = work / f"windows-{hashlib.sha1(key.encode()).hexdigest()[:12]}.npz"
+    if path.exists():
+        with np.load(path) as f:
+            return f["x"], f["y"]
+    x, y = make()
+    np.savez(path, x=x, y=y)
+    return x, y
+
+
+def held_out_windows(scenes: list[data.Scene], seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Windows of held-out dice: one at the label's box, three with a detector's error
+    (smaller than in training), and negatives. Third array: 1 for the label's own box."""
+    rng = np.random.default_rng(seed)
+    small = data.Jitter(shift=0.12, scale=(0.87, 1.15), angle_deg=10.0, any_angle=0.0)
+    windows, classes, oracle = [], [], []
+    for scene in scenes:
+        image = scene.image()
+        for die in scene.dice:
+            if die.label == data.IGNORE:
+                continue
+            windows.append(data.cut_window(image, die.x, die.y, die.size, die.angle, None))
+            classes.append(die.label)
+            oracle.append(1)
+            for _ in range(3):
+                windows.append(data.cut_window(image, *data.jittered(die, rng, small), None))
+                classes.append(die.label)
+                oracle.append(0)
+        w, c = data.sample_windows(scene, rng, per_die=0, negatives_per_die=1.0, background=3, degrade=0.0)
+        windows += w
+        classes += c
+        oracle += [0] * len(c)
+    return np.stack(windows), np.asarray(classes, np.int64), np.asarray(oracle, np.int8)
+
+
+# ----------------------------------------------------------------------------- colour augmentation
+
+
+def hue_turns(theta: np.ndarray) -> np.ndarray:
+    """N x 3 x 3 rotations of colour space about the grey axis (Rodrigues' formula)."""
+    c, s = np.cos(theta)[:, None, None], np.sin(theta)[:, None, None]
+    k = 1 / math.sqrt(3)
+    cross = np.array([[0, -k, k], [k, 0, -k], [-k, k, 0]], np.float32)
+    return (c * np.eye(3) + (1 - c) * k * k + s * cross).astype(np.float32)
+
+
+GRID_Y, GRID_X = np.mgrid[0:WINDOW_PX, 0:WINDOW_PX].astype(np.float32)
+# drawing fresh Gaussian noise for every window costs more than the rest of the augmentation
+NOISE = np.random.default_rng(12345).standard_normal((4096, WINDOW_PX, WINDOW_PX, 3), dtype=np.float32)
+
+
+def photometric(batch: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Colour changes that keep the value: N x H x W x 3 uint8 -> same."""
+    if len(batch) > 32:
+        return np.concatenate([photometric(batch[i:i + 32], rng) for i in range(0, len(batch), 32)])
+    n = len(batch)
+    x = batch.astype(np.float32).reshape(n, -1, 3).transpose(0, 2, 1)  # N x 3 x HW
+    # colour: a random turn of the hue, sometimes swapped channels, then saturation
+    m = hue_turns(np.where(rng.random(n) < 0.5, rng.uniform(-math.pi, math.pi, n), 0.0))
+    for i in np.nonzero(rng.random(n) < 0.3)[0]:
+        m[i] = m[i][rng.permutation(3)]
+    x = np.matmul(m, x)
+    grey = x.mean(axis=1, keepdims=True)
+    sat = np.where(rng.random((n, 1, 1)) < 0.5, rng.uniform(0.3, 1.5, (n, 1, 1)), 1.0).astype(np.float32)
+    x = grey + (x - grey) * sat
+    # invert (light pips on dark dice and dark on light are both real)
+    invert = rng.random(n) < 0.15
+    x[invert] = 255 - x[invert]
+    # gamma, contrast, brightness
+    x = np.clip(x, 1, 255) * (1 / 255.0)
+    x **= np.exp(rng.uniform(-0.5, 0.5, (n, 1, 1))).astype(np.float32)
+    mean = x.reshape(n, -1).mean(axis=1)[:, None, None]
+    contrast = rng.uniform(0.5, 1.25, (n, 1, 1)).astype(np.float32)
+    shift = mean * (1 - contrast) + rng.uniform(-0.15, 0.15, (n, 1, 1)).astype(np.float32)
+    x = (x * contrast + shift) * 255.0
+    x = np.ascontiguousarray(x.transpose(0, 2, 1)).reshape(n, WINDOW_PX, WINDOW_PX, 3)
+    # flip (a mirrored face has the same count)
+    flip = np.nonzero(rng.random(n) < 0.5)[0]
+    x[flip] = x[flip, :, ::-1]
+    # glare: a bright soft spot
+    for i in np.nonzero(rng.random(n) < 0.12)[0]:
+        cx, cy = rng.uniform(4, WINDOW_PX - 4, 2)
+        r = rng.uniform(1.5, 7.0)
+        x[i] += rng.uniform(60, 220) * np.exp(-((GRID_X - cx) ** 2 + (GRID_Y - cy) ** 2) / (2 * r * r))[..., None]
+    # blur and noise
+    for i in np.nonzero(rng.random(n) < 0.2)[0]:
+        x[i] = cv2.GaussianBlur(x[i], (0, 0), rng.uniform(0.4, 1.1))
+    noisy = np.nonzero(rng.random(n) < 0.5)[0]
+    x[noisy] += NOISE[rng.integers(0, len(NOISE), len(noisy))] * rng.uniform(1, 9, (len(noisy), 1, 1, 1)).astype(np.float32)
+    return np.clip(x + 0.5, 0, 255).astype(np.uint8)
+
+
+# ----------------------------------------------------------------------------- the network
+
+
+def make_model():
+    import torch.nn as nn
+
+    layers: list = []
+    cin = CHANNELS
+    for cout in CONV_WIDTHS:
+        layers += [nn.Conv2d(cin, cout, 3, padding=1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(), nn.MaxPool2d(2)]
+        cin = cout
+    side = WINDOW_PX // 2 ** len(CONV_WIDTHS)
+    layers += [nn.Flatten(), nn.Linear(cin * side * side, HIDDEN), nn.ReLU(), nn.Dropout(0.2), nn.Linear(HIDDEN, CLASSES)]
+    return nn.Sequential(*layers)
+
+
+def export(model) -> tuple[list[dict], dict[str, np.ndarray]]:
+    """The model as a `classifier_graph` layer list, batch norm folded into the convolutions."""
+    import torch.nn as nn
+
+    layers: list[dict] = []
+    weights: dict[str, np.ndarray] = {}
+    modules = list(model)
+    i = 0
+    while i < len(modules):
+        m = modules[i]
+        index = len(layers)
+        if isinstance(m, nn.Conv2d):
+            w = m.weight.detach().numpy().astype(np.float64)
+            b = np.zeros(w.shape[0]) if m.bias is None else m.bias.detach().numpy().astype(np.float64)
+            if i + 1 < len(modules) and isinstance(modules[i + 1], nn.BatchNorm2d):
+                bn = modules[i + 1]
+                g = bn.weight.detach().numpy() / np.sqrt(bn.running_var.numpy() + bn.eps)
+                w = w * g[:, None, None, None]
+                b = (b - bn.running_mean.numpy()) * g + bn.bias.detach().numpy()
+                i += 1
+            layers.append({"op": "conv", "stride": m.stride[0], "pad": m.padding[0], "group": m.groups})
+            weights[f"l{index}_w"], weights[f"l{index}_b"] = w.astype(np.float32), b.astype(np.float32)
+        elif isinstance(m, nn.Linear):
+            layers.append({"op": "dense"})
+            weights[f"l{index}_w"] = m.weight.detach().numpy().astype(np.float32)
+            weights[f"l{index}_b"] = m.bias.detach().numpy().astype(np.float32)
+        elif isinstance(m, nn.ReLU):
+            layers.append({"op": "relu"})
+        elif isinstance(m, nn.MaxPool2d):
+            layers.append({"op": "maxpool"})
+        elif isinstance(m, nn.Flatten):
+            layers.append({"op": "flatten"})
+        elif isinstance(m, nn.Dropout):
+            pass
+        else:
+            raise TypeError(f"cannot export {m}")
+        i += 1
+    return layers, weights
+
+
+def save_model(path: Path, layers: list[dict], weights: dict[str, np.ndarray], temperature: float, notes: dict) -> None:
+    arrays = {k: v.astype(np.float16) for k, v in weights.items()}
+    np.savez_compressed(path, meta_layers=np.array(json.dumps(layers)), meta_temperature=np.array(temperature),
+                        meta_window=np.array([CHANNELS, WINDOW_PX]), meta_notes=np.array(json.dumps(notes)), **arrays)
+
+
+def to_channels(batch_bgr: np.ndarray):
+    import torch
+
+    return torch.from_numpy(window_channels(batch_bgr))
+
+
+def train(x: np.ndarray, y: np.ndarray, real: np.ndarray, epochs: int, per_epoch: int, seed: int, checks) -> object:
+    import torch
+    import torch.nn.functional as F
+
+    torch.manual_seed(seed)
+    rng = np.random.default_rng(seed)
+    model = make_model()
+    batch = 128
+    steps = epochs * (per_epoch // batch)
+    optimiser = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=5e-4)
+    schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, max_lr=3e-3, total_steps=steps, pct_start=0.15)
+    counts = np.bincount(y, minlength=CLASSES).astype(np.float64)
+    class_weight = torch.tensor((counts.sum() / np.maximum(counts, 1) / CLASSES) ** 0.5, dtype=torch.float32)
+    # every epoch sees all real windows and a random share of the synthetic ones
+    real_index, synth_index = np.nonzero(real)[0], np.nonzero(~real)[0]
+    synth_take = max(0, min(len(synth_index), per_epoch - len(real_index)))
+    for epoch in range(epochs):
+        started = time.time()
+        model.train()
+        index = np.concatenate([real_index, rng.choice(synth_index, synth_take, replace=False)])
+        rng.shuffle(index)
+        index = index[: (per_epoch // batch) * batch]
+        total, right, loss_sum = 0, 0, 0.0
+        for b in range(0, len(index), batch):
+            take = index[b:b + batch]
+            inputs = to_channels(photometric(x[take], rng))
+            targets = torch.from_numpy(y[take])
+            logits = model(inputs)
+            loss = F.cross_entropy(logits, targets, weight=class_weight)
+            optimiser.zero_grad()
+            loss.backward()
+            optimiser.step()
+            schedule.step()
+            loss_sum += float(loss.detach()) * len(take)
+            right += int((logits.argmax(1) == targets).sum())
+            total += len(take)
+        log(f"epoch {epoch + 1}/{epochs}: loss {loss_sum / total:.4f}, train accuracy {right / total:.4f} "
+            f"({time.time() - started:.0f} s)")
+        if checks is not None and (epoch % 4 == 3 or epoch == epochs - 1):
+            checks(model)
+    model.eval()
+    return model
+
+
+# ----------------------------------------------------------------------------- calibration and figures
+
+
+def all_turn_logits(net: classifier.ValueNet, windows_bgr: np.ndarray) -> np.ndarray:
+    """4 x N x classes logits of the windows at 0, 90, 180, 270 degrees."""
+    out = []
+    for start in range(0, len(windows_bgr), 2048):
+        ch = window_channels(windows_bgr[start:start + 2048])
+        out.append(np.stack([net.logits(np.ascontiguousarray(np.rot90(ch, k, axes=(2, 3)))) for k in range(4)]))
+    return np.concatenate(out, axis=1)
+
+
+def auto_probabilities(turn_logits: np.ndarray, temperature: float) -> np.ndarray:
+    """What `read_windows(tta="auto")` gives, from precomputed logits of all four turns."""
+    first = classifier.softmax(turn_logits[0] / temperature)
+    again = classifier.needs_second_look(first)
+    if not again.any():
+        return first
+    turned = turn_logits[1:, again].reshape(-1, turn_logits.shape[2])
+    return classifier.combine(turn_logits[0], turned, temperature)
+
+
+def value_nll(probabilities: np.ndarray, y: np.ndarray) -> float:
+    values = probabilities[:, 1:7] / np.maximum(probabilities[:, 1:7].sum(axis=1, keepdims=True), 1e-9)
+    return float(-np.mean(np.log(np.maximum(values[np.arange(len(y)), y - 1], 1e-9))))
+
+
+def fit_temperature(turn_logits: np.ndarray, y: np.ndarray) -> float:
+    values = (y >= 1) & (y <= 6)
+    grid = np.exp(np.linspace(math.log(0.4), math.log(4.0), 61))
+    scores = [value_nll(auto_probabilities(turn_logits[:, values], t), y[values]) for t in grid]
+    return float(grid[int(np.argmin(scores))])
+
+
+def report(name: str, probabilities: np.ndarray, y: np.ndarray) -> dict:
+    """Printed figures of one held-out set: value accuracy and calibration on dice, die/not-a-die."""
+    dice = (y >= 1) & (y <= 6)
+    p = probabilities[dice]
+    truth = y[dice]
+    read = p[:, 1:7].argmax(axis=1) + 1
+    confidence = classifier.value_confidence(p)
+    sure = confidence >= 0.9
+    right = read == truth
+    not_die = p[:, 0] >= 0.5
+    negatives = y == data.NOT_A_DIE
+    cocked = y == data.COCKED
+    figures = {
+        "dice": int(dice.sum()), "value_accuracy": float(right.mean()),
+        "sure": int(sure.sum()), "sure_wrong": int((sure & ~right).sum()),
+        "dice_called_not_a_die": float(not_die.mean()),
+        "negatives": int(negatives.sum()),
+        "negatives_called_die": float((probabilities[negatives, 0] < 0.5).mean()) if negatives.any() else None,
+        "cocked": int(cocked.sum()),
+        "cocked_found": float((probabilities[cocked].argmax(1) == data.COCKED).mean()) if cocked.any() else None,
+        "flat_called_cocked": float((p.argmax(1) == data.COCKED).mean()),
+    }
+    log(f"  {name}: {figures['dice']} dice, value accuracy {figures['value_accuracy']:.4f}; "
+        f"conf>=0.9: {figures['sure']} dice, {figures['sure_wrong']} wrong; "
+        f"dice called not-a-die {figures['dice_called_not_a_die']:.4f}; negatives called die "
+        f"{figures['negatives_called_die']}; cocked found {figures['cocked_found']}; flat called cocked "
+        f"{figures['flat_called_cocked']:.4f}")
+    return figures
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--photos", type=Path, default=DEFAULT_PHOTOS)
+    parser.add_argument("--synthetic", type=int, default=4000)
+    parser.add_argument("--epochs", type=int, default=24)
+    parser.add_argument("--per-epoch", type=int, default=60000, help="windows seen per epoch")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--work", type=Path, default=Path("/tmp/cubilete-classifier"))
+    parser.add_argument("--out", type=Path, default=ROOT / "vision" / "reader" / "die_values.npz")
+    args = parser.parse_args(argv)
+
+    import torch
+
+    torch.set_num_threads(args.threads)
+    cv2.setNumThreads(1)
+    started = time.time()
+    args.work.mkdir(parents=True, exist_ok=True)
+
+    photos = data.real_scenes(args.photos, "train")
+    fit_photos, held_photos = data.split_by_photo(photos, 0.2, args.seed)
+    synth = data.synthetic_scenes(args.synthetic, args.seed, args.work, log)
+    held_synth = data.synthetic_scenes(max(1, args.synthetic // 10), args.seed + 1000, args.work, log)
+    log(f"photos: {len(fit_photos)} to fit, {len(held_photos)} held out; synthetic: {len(synth)} + {len(held_synth)} "
+        f"held out ({time.time() - started:.0f} s)")
+
+    key = f"{args.photos}|{args.seed}|{args.synthetic}|v1"
+    x_real, y_real = cached(args.work, "real" + key, lambda: build_windows(
+        fit_photos, 6, args.seed, per_die=4, negatives_per_die=1.5, background=6))
+    x_syn, y_syn = cached(args.work, "synth" + key, lambda: build_windows(
+        synth, 1, args.seed + 1, per_die=3, negatives_per_die=1.5, background=4))
+    hx_real, hy_real, ho_real = held_out_windows(held_photos, args.seed + 2)
+    hx_syn, hy_syn, _ = held_out_windows(held_synth, args.seed + 3)
+    log(f"windows: {len(x_real)} real + {len(x_syn)} synthetic to fit; held out {len(hx_real)} real, "
+        f"{len(hx_syn)} synthetic ({time.time() - started:.0f} s)")
+    x = np.concatenate([x_real, x_syn])
+    y = np.concatenate([y_real, y_syn])
+    real = np.concatenate([np.ones(len(x_real), bool), np.zeros(len(x_syn), bool)])
+    log("classes:", np.bincount(y, minlength=CLASSES).tolist())
+
+    def checks(model) -> None:
+        import torch
+
+        model.eval()
+        with torch.no_grad():
+            for name, hx, hy in (("held-out photos", hx_real, hy_real), ("held-out synthetic", hx_syn, hy_syn)):
+                logits = torch.cat([model(to_channels(hx[i:i + 1024])) for i in range(0, len(hx), 1024)]).numpy()
+                report(name, classifier.softmax(logits), hy)
+        model.train()
+
+    model = train(x, y, real, args.epochs, args.per_epoch, args.seed, checks)
+    layers, weights = export(model)
+    save_model(args.out, layers, weights, 1.0, {})
+    net = classifier.ValueNet(args.out)
+    turns_real = all_turn_logits(net, hx_real)
+    turns_syn = all_turn_logits(net, hx_syn)
+    temperature = fit_temperature(turns_real, hy_real)
+    log(f"temperature {temperature:.3f}")
+    figures = {}
+    for name, turns, hy in (("held-out photos (label boxes and jittered)", turns_real, hy_real),
+                            ("held-out photos, label boxes only", turns_real[:, ho_real == 1], hy_real[ho_real == 1]),
+                            ("held-out synthetic", turns_syn, hy_syn)):
+        figures[name] = report(name, auto_probabilities(turns, temperature), hy)
+    minutes = (time.time() - started) / 60
+    notes = {"seed": args.seed, "synthetic": args.synthetic, "epochs": args.epochs, "per_epoch": args.per_epoch,
+             "threads": args.threads, "minutes": round(minutes, 1), "figures": figures,
+             "held_out_photos": [scene.name for scene in held_photos]}
+    save_model(args.out, layers, weights, temperature, notes)
+    log(f"wrote {args.out} ({args.out.stat().st_size} bytes) in {minutes:.1f} min")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,136 @@
+"""The die-value classifier: given where a die's top face is, it says the value and how sure."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from vision.reader import classifier
+from vision.reader.classifier import CLASS_NAMES, COCKED, NOT_A_DIE, classify_dice, value_confidence, value_ranking
+from vision.reader.classifier_graph import forward, network_onnx
+from vision.reader.windows import CHANNELS, DIE_PX, WINDOW_PX, cut_windows, edge_from_box, window_channels
+from vision.synth import BackgroundSpec, DieSpec, SceneSpec, render
+
+
+def scene(dice: list[DieSpec], **options) -> SceneSpec:
+    return SceneSpec(width=320, height=240, background=BackgroundSpec("felt", (60, 110, 40)), dice=tuple(dice),
+                     **options)
+
+
+def label_boxes(rendered) -> list:
+    return [(label.center, label.size, label.angle) for label in rendered.labels]
+
+
+def test_reads_every_value_on_light_and_dark_dice() -> None:
+    dice = [DieSpec(v, (40 + 48 * (v - 1), 70), 40, angle=13 * v) for v in range(1, 7)]
+    dark = [DieSpec(v, (40 + 48 * (v - 1), 170), 36, angle=-9 * v, body_bgr=(40, 30, 150), pip_bgr=(240, 240, 240))
+            for v in range(1, 7)]
+    out = render(scene(dice + dark, jpeg_quality=80))
+    p = classify_dice(out.image, label_boxes(out))
+    assert [int(np.argmax(row[1:7])) + 1 for row in p] == [label.value for label in out.labels]
+    assert (value_confidence(p) >= 0.9).all()
+    assert (p[:, NOT_A_DIE] < 0.5).all()
+
+
+def test_a_window_beside_a_die_or_on_the_table_is_not_a_die() -> None:
+    out = render(scene([DieSpec(5, (160, 120), 44, angle=20)]))
+    label = out.labels[0]
+    (x, y), size = label.center, label.size
+    p = classify_dice(out.image, [((x + 0.9 * size, y), size, label.angle), ((60, 60), size, 0.0),
+                                  ((x, y), 0.35 * size, label.angle)])
+    assert (p[:, NOT_A_DIE] > 0.5).all()
+
+
+def test_a_die_leaning_on_another_looks_more_cocked_than_a_flat_one() -> None:
+    flat = DieSpec(2, (140, 120), 50)
+    leaning = DieSpec(4, (193, 120), 50, cocked_deg=30, cocked_side=2)
+    out = render(scene([flat, leaning]))
+    p = classify_dice(out.image, label_boxes(out))
+    assert p[1, COCKED] > 2 * p[0, COCKED]
+    assert np.argmax(p[0]) == 2
+
+
+def test_probabilities_are_distributions_whatever_the_second_looks() -> None:
+    out = render(scene([DieSpec(3, (100, 100), 30, angle=40), DieSpec(6, (200, 120), 60)]))
+    boxes = label_boxes(out)
+    for tta in (False, "auto", True):
+        p = classify_dice(out.image, boxes, tta=tta)
+        assert p.shape == (2, len(CLASS_NAMES))
+        np.testing.assert_allclose(p.sum(axis=1), 1.0, atol=1e-5)
+
+
+def test_no_dice_no_rows_and_a_missing_angle_is_measured() -> None:
+    out = render(scene([DieSpec(6, (160, 120), 48, angle=30)]))
+    assert classify_dice(out.image, []).shape == (0, len(CLASS_NAMES))
+    label = out.labels[0]
+    p = classify_dice(out.image, [(label.center, label.size, None)])
+    assert np.argmax(p[0]) == 6
+
+
+def test_value_ranking_orders_values_by_share() -> None:
+    p = np.array([[0.1, 0.0, 0.0, 0.0, 0.0, 0.3, 0.6, 0.0]])
+    assert value_ranking(p)[0][:2] == [(6, pytest.approx(2 / 3)), (5, pytest.approx(1 / 3))]
+    assert value_confidence(p)[0] == pytest.approx(2 / 3)
+
+
+def test_window_puts_the_top_face_at_its_centre_at_die_px() -> None:
+    image = np.full((200, 200, 3), 30, np.uint8)
+    corners = np.array([[-1, -1], [1, -1], [1, 1], [-1, 1]], np.float32) * 20  # edge 40
+    turn = np.deg2rad(25)
+    rotation = np.array([[np.cos(turn), -np.sin(turn)], [np.sin(turn), np.cos(turn)]], np.float32)
+    square = (corners @ rotation.T + [110, 90]).astype(np.int32)
+    import cv2
+
+    cv2.fillConvexPoly(image, square, (230, 230, 230))
+    window = cut_windows(image, [(110.0, 90.0, 40.0, 25.0)])[0]
+    bright = np.argwhere(window[..., 0] > 128)
+    (y0, x0), (y1, x1) = bright.min(axis=0), bright.max(axis=0)
+    assert abs((x1 - x0 + 1) - DIE_PX) <= 1.5 and abs((y1 - y0 + 1) - DIE_PX) <= 1.5  # square to the window
+    assert abs((x0 + x1) / 2 - (WINDOW_PX - 1) / 2) <= 1 and abs((y0 + y1) / 2 - (WINDOW_PX - 1) / 2) <= 1
+
+
+def test_window_channels_do_not_depend_on_the_dice_colours() -> None:
+    rng = np.random.default_rng(3)
+    windows = rng.integers(0, 256, (3, WINDOW_PX, WINDOW_PX, 3), dtype=np.uint8)
+    channels = window_channels(windows)
+    assert channels.shape == (3, CHANNELS, WINDOW_PX, WINDOW_PX) and channels.dtype == np.float32
+    brighter = window_channels(np.clip(windows.astype(int) + 20, 0, 255).astype(np.uint8)[:, 8:9].repeat(WINDOW_PX, 1))
+    flat = window_channels(windows[:, 8:9].repeat(WINDOW_PX, 1))
+    np.testing.assert_allclose(brighter[:, 0], flat[:, 0], atol=0.3)  # lightness is relative to the die
+
+
+def test_edge_from_box() -> None:
+    assert edge_from_box(40.0, 0.0) == pytest.approx(40.0)
+    assert edge_from_box(40.0 * np.sqrt(2), 45.0) == pytest.approx(40.0)
+
+
+def test_dnn_graph_matches_numpy_forward() -> None:
+    net = classifier.value_net()
+    assert net.uses_dnn, "OpenCV could not load the generated ONNX graph"
+    x = np.random.default_rng(1).standard_normal((4, CHANNELS, WINDOW_PX, WINDOW_PX)).astype(np.float32)
+    np.testing.assert_allclose(net.logits(x), forward(net.layers, net.weights, x), rtol=1e-3, atol=1e-3)
+
+
+def test_graph_with_strided_and_grouped_convolutions() -> None:
+    import cv2
+
+    rng = np.random.default_rng(2)
+    layers = [{"op": "conv", "stride": 2, "pad": 1, "group": 1}, {"op": "relu"},
+              {"op": "conv", "stride": 1, "pad": 1, "group": 8}, {"op": "maxpool"}, {"op": "gap"}, {"op": "dense"}]
+    weights = {"l0_w": rng.standard_normal((8, 3, 3, 3)), "l0_b": rng.standard_normal(8),
+               "l2_w": rng.standard_normal((8, 1, 3, 3)), "l2_b": rng.standard_normal(8),
+               "l5_w": rng.standard_normal((5, 8)), "l5_b": rng.standard_normal(5)}
+    weights = {k: v.astype(np.float32) for k, v in weights.items()}
+    dnn = cv2.dnn.readNetFromONNX(np.frombuffer(network_onnx(layers, weights, 3, 16), np.uint8))
+    x = rng.standard_normal((2, 3, 16, 16)).astype(np.float32)
+    dnn.setInput(x)
+    np.testing.assert_allclose(dnn.forward(), forward(layers, weights, x), rtol=1e-4, atol=1e-4)
+
+
+def test_model_file_is_small_and_calibrated() -> None:
+    assert classifier.MODEL_PATH.stat().st_size < 1_000_000
+    with np.load(classifier.MODEL_PATH) as data:
+        assert 0.2 < float(data["meta_temperature"]) < 5.0
+        assert json.loads(str(data["meta_notes"]))["held_out_photos"], "the held-out photos are recorded"
