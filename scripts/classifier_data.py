@@ -30,7 +30,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from vision.reader.windows import DIE_PX, WINDOW_PX, edge_angle, edge_from_box  # noqa: E402
+from vision.reader.windows import DEFAULT, Geometry, cut_windows, edge_angle, edge_from_box  # noqa: E402
 
 NOT_A_DIE, COCKED = 0, 7
 IGNORE = -1  # a die neither trained as a value nor used as background
@@ -172,13 +172,13 @@ class Jitter:
 
 
 def cut_window(image: np.ndarray, x: float, y: float, size: float, angle: float, rng: np.random.Generator | None,
-               degrade: float = 0.0) -> np.ndarray:
-    """One WINDOW_PX window; with a generator and degrade > 0, sometimes seen through a worse
-    camera: the region shrunk so the die is 14..40 px, then JPEG-compressed."""
+               degrade: float = 0.0, geometry: Geometry = DEFAULT) -> np.ndarray:
+    """One window; with a generator and degrade > 0, sometimes seen through a worse camera:
+    the region shrunk so the die is 14..40 px, then JPEG-compressed."""
     if rng is not None and rng.random() < degrade and size > 16:
         target = float(rng.uniform(14.0, min(40.0, size)))
         factor = target / size
-        reach = int(math.ceil(0.8 * WINDOW_PX * size / DIE_PX)) + 4
+        reach = int(math.ceil(0.8 * geometry.window_px * size / geometry.die_px)) + 4
         h, w = image.shape[:2]
         x0, y0 = max(0, int(x) - reach), max(0, int(y) - reach)
         x1, y1 = min(w, int(x) + reach + 1), min(h, int(y) + reach + 1)
@@ -190,9 +190,7 @@ def cut_window(image: np.ndarray, x: float, y: float, size: float, angle: float,
             sy, sx = patch.shape[0] / (y1 - y0), patch.shape[1] / (x1 - x0)
             image = patch
             x, y, size = (x - x0 + 0.5) * sx - 0.5, (y - y0 + 0.5) * sy - 0.5, size * sx
-    from vision.reader.windows import cut_windows
-
-    return cut_windows(image, [(x, y, size, angle)])[0]
+    return cut_windows(image, [(x, y, size, angle)], geometry)[0]
 
 
 def jittered(die: Die, rng: np.random.Generator, jitter: Jitter) -> tuple[float, float, float, float]:
@@ -212,7 +210,8 @@ def far_from_dice(x: float, y: float, dice: list[Die], share: float = 0.45) -> b
 
 
 def sample_windows(scene: Scene, rng: np.random.Generator, per_die: int, negatives_per_die: float,
-                   background: int, jitter: Jitter = Jitter(), degrade: float = 0.4) -> tuple[list[np.ndarray], list[int]]:
+                   background: int, jitter: Jitter = Jitter(), degrade: float = 0.4,
+                   geometry: Geometry = DEFAULT) -> tuple[list[np.ndarray], list[int]]:
     """Windows and classes from one scene (see the module doc)."""
     image = scene.image()
     h, w = image.shape[:2]
@@ -225,7 +224,7 @@ def sample_windows(scene: Scene, rng: np.random.Generator, per_die: int, negativ
             continue
         for _ in range(per_die):
             x, y, size, angle = jittered(die, rng, jitter)
-            windows.append(cut_window(image, x, y, size, angle, rng, degrade))
+            windows.append(cut_window(image, x, y, size, angle, rng, degrade, geometry))
             classes.append(die.label)
     sizes = [d.size for d in dice] or [min(h, w) * 0.08]
 
@@ -234,7 +233,7 @@ def sample_windows(scene: Scene, rng: np.random.Generator, per_die: int, negativ
         if grey is None:
             grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
         angle = edge_angle(grey, x, y, size) if rng.random() < 0.6 else rng.uniform(0, 90)
-        windows.append(cut_window(image, x, y, size, angle, rng, degrade))
+        windows.append(cut_window(image, x, y, size, angle, rng, degrade, geometry))
         classes.append(NOT_A_DIE)
 
     for die in dice:

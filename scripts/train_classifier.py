@@ -44,12 +44,13 @@ sys.path.insert(0, str(ROOT / "scripts"))
 
 import classifier_data as data  # noqa: E402
 from vision.reader import classifier  # noqa: E402
-from vision.reader.windows import CHANNELS, WINDOW_PX, window_channels  # noqa: E402
+from vision.reader.windows import CHANNELS, Geometry, window_channels  # noqa: E402
 
 DEFAULT_PHOTOS = ROOT.parent / "shared" / "data" / "dice-photos" / "nell-byler"
 CLASSES = len(classifier.CLASS_NAMES)
-CONV_WIDTHS = (16, 32, 48)
-HIDDEN = 64
+CONV_WIDTHS = (16, 32, 48, 64)
+HIDDEN = 96
+GEOMETRY = Geometry(40, 30.0)  # replaced by --window / --die
 
 
 def log(*parts: object) -> None:
@@ -65,11 +66,12 @@ def build_windows(scenes: list[data.Scene], passes: int, seed: int, **options) -
     classes: list[int] = []
     for _ in range(passes):
         for scene in scenes:
-            w, c = data.sample_windows(scene, rng, **options)
+            w, c = data.sample_windows(scene, rng, geometry=GEOMETRY, **options)
             windows += w
             classes += c
     if not windows:
-        return np.zeros((0, WINDOW_PX, WINDOW_PX, 3), np.uint8), np.zeros(0, np.int64)
+        side = GEOMETRY.window_px
+        return np.zeros((0, side, side, 3), np.uint8), np.zeros(0, np.int64)
     return np.stack(windows), np.asarray(classes, np.int64)
 
 
@@ -94,14 +96,15 @@ def held_out_windows(scenes: list[data.Scene], seed: int) -> tuple[np.ndarray, n
         for die in scene.dice:
             if die.label == data.IGNORE:
                 continue
-            windows.append(data.cut_window(image, die.x, die.y, die.size, die.angle, None))
+            windows.append(data.cut_window(image, die.x, die.y, die.size, die.angle, None, geometry=GEOMETRY))
             classes.append(die.label)
             oracle.append(1)
             for _ in range(3):
-                windows.append(data.cut_window(image, *data.jittered(die, rng, small), None))
+                windows.append(data.cut_window(image, *data.jittered(die, rng, small), None, geometry=GEOMETRY))
                 classes.append(die.label)
                 oracle.append(0)
-        w, c = data.sample_windows(scene, rng, per_die=0, negatives_per_die=1.0, background=3, degrade=0.0)
+        w, c = data.sample_windows(scene, rng, per_die=0, negatives_per_die=1.0, background=3, degrade=0.0,
+                                   geometry=GEOMETRY)
         windows += w
         classes += c
         oracle += [0] * len(c)
@@ -119,16 +122,22 @@ def hue_turns(theta: np.ndarray) -> np.ndarray:
     return (c * np.eye(3) + (1 - c) * k * k + s * cross).astype(np.float32)
 
 
-GRID_Y, GRID_X = np.mgrid[0:WINDOW_PX, 0:WINDOW_PX].astype(np.float32)
-# drawing fresh Gaussian noise for every window costs more than the rest of the augmentation
-NOISE = np.random.default_rng(12345).standard_normal((4096, WINDOW_PX, WINDOW_PX, 3), dtype=np.float32)
+_NOISE: dict[int, np.ndarray] = {}
+
+
+def noise_bank(side: int) -> np.ndarray:
+    """Gaussian noise windows drawn once: drawing fresh noise for every window costs more than
+    the rest of the augmentation."""
+    if side not in _NOISE:
+        _NOISE[side] = np.random.default_rng(12345).standard_normal((4096, side, side, 3), dtype=np.float32)
+    return _NOISE[side]
 
 
 def photometric(batch: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """Colour changes that keep the value: N x H x W x 3 uint8 -> same."""
     if len(batch) > 32:
         return np.concatenate([photometric(batch[i:i + 32], rng) for i in range(0, len(batch), 32)])
-    n = len(batch)
+    n, side = len(batch), batch.shape[1]
     x = batch.astype(np.float32).reshape(n, -1, 3).transpose(0, 2, 1)  # N x 3 x HW
     # colour: a random turn of the hue, sometimes swapped channels, then saturation
     m = hue_turns(np.where(rng.random(n) < 0.5, rng.uniform(-math.pi, math.pi, n), 0.0))
@@ -148,20 +157,22 @@ def photometric(batch: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     contrast = rng.uniform(0.5, 1.25, (n, 1, 1)).astype(np.float32)
     shift = mean * (1 - contrast) + rng.uniform(-0.15, 0.15, (n, 1, 1)).astype(np.float32)
     x = (x * contrast + shift) * 255.0
-    x = np.ascontiguousarray(x.transpose(0, 2, 1)).reshape(n, WINDOW_PX, WINDOW_PX, 3)
+    x = np.ascontiguousarray(x.transpose(0, 2, 1)).reshape(n, side, side, 3)
     # flip (a mirrored face has the same count)
     flip = np.nonzero(rng.random(n) < 0.5)[0]
     x[flip] = x[flip, :, ::-1]
     # glare: a bright soft spot
+    grid_y, grid_x = np.mgrid[0:side, 0:side].astype(np.float32)
     for i in np.nonzero(rng.random(n) < 0.12)[0]:
-        cx, cy = rng.uniform(4, WINDOW_PX - 4, 2)
-        r = rng.uniform(1.5, 7.0)
-        x[i] += rng.uniform(60, 220) * np.exp(-((GRID_X - cx) ** 2 + (GRID_Y - cy) ** 2) / (2 * r * r))[..., None]
+        cx, cy = rng.uniform(0.12 * side, 0.88 * side, 2)
+        r = rng.uniform(0.05, 0.22) * side
+        x[i] += rng.uniform(60, 220) * np.exp(-((grid_x - cx) ** 2 + (grid_y - cy) ** 2) / (2 * r * r))[..., None]
     # blur and noise
     for i in np.nonzero(rng.random(n) < 0.2)[0]:
-        x[i] = cv2.GaussianBlur(x[i], (0, 0), rng.uniform(0.4, 1.1))
+        x[i] = cv2.GaussianBlur(x[i], (0, 0), rng.uniform(0.4, 1.1) * side / 32)
     noisy = np.nonzero(rng.random(n) < 0.5)[0]
-    x[noisy] += NOISE[rng.integers(0, len(NOISE), len(noisy))] * rng.uniform(1, 9, (len(noisy), 1, 1, 1)).astype(np.float32)
+    bank = noise_bank(side)
+    x[noisy] += bank[rng.integers(0, len(bank), len(noisy))] * rng.uniform(1, 9, (len(noisy), 1, 1, 1)).astype(np.float32)
     return np.clip(x + 0.5, 0, 255).astype(np.uint8)
 
 
@@ -176,7 +187,7 @@ def make_model():
     for cout in CONV_WIDTHS:
         layers += [nn.Conv2d(cin, cout, 3, padding=1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(), nn.MaxPool2d(2)]
         cin = cout
-    side = WINDOW_PX // 2 ** len(CONV_WIDTHS)
+    side = GEOMETRY.window_px // 2 ** len(CONV_WIDTHS)
     layers += [nn.Flatten(), nn.Linear(cin * side * side, HIDDEN), nn.ReLU(), nn.Dropout(0.2), nn.Linear(HIDDEN, CLASSES)]
     return nn.Sequential(*layers)
 
@@ -224,13 +235,13 @@ def export(model) -> tuple[list[dict], dict[str, np.ndarray]]:
 def save_model(path: Path, layers: list[dict], weights: dict[str, np.ndarray], temperature: float, notes: dict) -> None:
     arrays = {k: v.astype(np.float16) for k, v in weights.items()}
     np.savez_compressed(path, meta_layers=np.array(json.dumps(layers)), meta_temperature=np.array(temperature),
-                        meta_window=np.array([CHANNELS, WINDOW_PX]), meta_notes=np.array(json.dumps(notes)), **arrays)
+                        meta_window=np.array([CHANNELS, GEOMETRY.window_px, GEOMETRY.die_px]), meta_notes=np.array(json.dumps(notes)), **arrays)
 
 
 def to_channels(batch_bgr: np.ndarray):
     import torch
 
-    return torch.from_numpy(window_channels(batch_bgr))
+    return torch.from_numpy(window_channels(batch_bgr, GEOMETRY))
 
 
 def train(x: np.ndarray, y: np.ndarray, real: np.ndarray, epochs: int, per_epoch: int, seed: int, checks) -> object:
@@ -284,7 +295,7 @@ def all_turn_logits(net: classifier.ValueNet, windows_bgr: np.ndarray) -> np.nda
     """4 x N x classes logits of the windows at 0, 90, 180, 270 degrees."""
     out = []
     for start in range(0, len(windows_bgr), 2048):
-        ch = window_channels(windows_bgr[start:start + 2048])
+        ch = window_channels(windows_bgr[start:start + 2048], GEOMETRY)
         out.append(np.stack([net.logits(np.ascontiguousarray(np.rot90(ch, k, axes=(2, 3)))) for k in range(4)]))
     return np.concatenate(out, axis=1)
 
@@ -306,7 +317,7 @@ def value_nll(probabilities: np.ndarray, y: np.ndarray) -> float:
 
 def fit_temperature(turn_logits: np.ndarray, y: np.ndarray) -> float:
     values = (y >= 1) & (y <= 6)
-    grid = np.exp(np.linspace(math.log(0.4), math.log(4.0), 61))
+    grid = np.exp(np.linspace(math.log(0.15), math.log(4.0), 81))
     scores = [value_nll(auto_probabilities(turn_logits[:, values], t), y[values]) for t in grid]
     return float(grid[int(np.argmin(scores))])
 
@@ -344,10 +355,14 @@ def report(name: str, probabilities: np.ndarray, y: np.ndarray) -> dict:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--photos", type=Path, default=DEFAULT_PHOTOS)
-    parser.add_argument("--synthetic", type=int, default=4000)
+    parser.add_argument("--synthetic", type=int, default=4000, help="scenes drawn from wide options")
+    parser.add_argument("--marbled", type=int, default=1500, help="more scenes, marbled dice only")
+    parser.add_argument("--game", type=int, default=1000, help="more scenes like the game scenes of random_scene")
     parser.add_argument("--epochs", type=int, default=24)
     parser.add_argument("--per-epoch", type=int, default=60000, help="windows seen per epoch")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--window", type=int, default=GEOMETRY.window_px, help="window side, px")
+    parser.add_argument("--die", type=float, default=GEOMETRY.die_px, help="top-face edge in the window, px")
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--work", type=Path, default=Path("/tmp/cubilete-classifier"))
     parser.add_argument("--out", type=Path, default=ROOT / "vision" / "reader" / "die_values.npz")
@@ -355,6 +370,8 @@ def main(argv: list[str] | None = None) -> int:
 
     import torch
 
+    global GEOMETRY
+    GEOMETRY = Geometry(args.window, args.die)
     torch.set_num_threads(args.threads)
     cv2.setNumThreads(1)
     started = time.time()
@@ -363,17 +380,23 @@ def main(argv: list[str] | None = None) -> int:
     photos = data.real_scenes(args.photos, "train")
     fit_photos, held_photos = data.split_by_photo(photos, 0.2, args.seed)
     synth = data.synthetic_scenes(args.synthetic, args.seed, args.work, log)
+    if args.marbled:
+        synth += data.synthetic_scenes(args.marbled, args.seed + 1, args.work, log, kind="marbled")
+    if args.game:
+        synth += data.synthetic_scenes(args.game, args.seed + 2, args.work, log, kind="game")
     held_synth = data.synthetic_scenes(max(1, args.synthetic // 10), args.seed + 1000, args.work, log)
+    held_game = data.synthetic_scenes(100, args.seed + 2000, args.work, log, kind="game")
     log(f"photos: {len(fit_photos)} to fit, {len(held_photos)} held out; synthetic: {len(synth)} + {len(held_synth)} "
-        f"held out ({time.time() - started:.0f} s)")
+        f"+ {len(held_game)} held out ({time.time() - started:.0f} s)")
 
-    key = f"{args.photos}|{args.seed}|{args.synthetic}|v1"
+    key = f"{args.photos}|{args.seed}|{args.synthetic}|{args.marbled}|{args.game}|{GEOMETRY}|v2"
     x_real, y_real = cached(args.work, "real" + key, lambda: build_windows(
         fit_photos, 6, args.seed, per_die=4, negatives_per_die=1.5, background=6))
     x_syn, y_syn = cached(args.work, "synth" + key, lambda: build_windows(
         synth, 1, args.seed + 1, per_die=3, negatives_per_die=1.5, background=4))
     hx_real, hy_real, ho_real = held_out_windows(held_photos, args.seed + 2)
     hx_syn, hy_syn, _ = held_out_windows(held_synth, args.seed + 3)
+    hx_game, hy_game, ho_game = held_out_windows(held_game, args.seed + 4)
     log(f"windows: {len(x_real)} real + {len(x_syn)} synthetic to fit; held out {len(hx_real)} real, "
         f"{len(hx_syn)} synthetic ({time.time() - started:.0f} s)")
     x = np.concatenate([x_real, x_syn])
@@ -386,7 +409,8 @@ def main(argv: list[str] | None = None) -> int:
 
         model.eval()
         with torch.no_grad():
-            for name, hx, hy in (("held-out photos", hx_real, hy_real), ("held-out synthetic", hx_syn, hy_syn)):
+            for name, hx, hy in (("held-out photos", hx_real, hy_real), ("held-out synthetic", hx_syn, hy_syn),
+                                 ("held-out game scenes", hx_game, hy_game)):
                 logits = torch.cat([model(to_channels(hx[i:i + 1024])) for i in range(0, len(hx), 1024)]).numpy()
                 report(name, classifier.softmax(logits), hy)
         model.train()
@@ -397,15 +421,17 @@ def main(argv: list[str] | None = None) -> int:
     net = classifier.ValueNet(args.out)
     turns_real = all_turn_logits(net, hx_real)
     turns_syn = all_turn_logits(net, hx_syn)
+    turns_game = all_turn_logits(net, hx_game)
     temperature = fit_temperature(turns_real, hy_real)
     log(f"temperature {temperature:.3f}")
     figures = {}
     for name, turns, hy in (("held-out photos (label boxes and jittered)", turns_real, hy_real),
                             ("held-out photos, label boxes only", turns_real[:, ho_real == 1], hy_real[ho_real == 1]),
-                            ("held-out synthetic", turns_syn, hy_syn)):
+                            ("held-out synthetic", turns_syn, hy_syn),
+                            ("held-out game scenes, label boxes only", turns_game[:, ho_game == 1], hy_game[ho_game == 1])):
         figures[name] = report(name, auto_probabilities(turns, temperature), hy)
     minutes = (time.time() - started) / 60
-    notes = {"seed": args.seed, "synthetic": args.synthetic, "epochs": args.epochs, "per_epoch": args.per_epoch,
+    notes = {"seed": args.seed, "synthetic": args.synthetic, "marbled": args.marbled, "game": args.game, "epochs": args.epochs, "per_epoch": args.per_epoch,
              "threads": args.threads, "minutes": round(minutes, 1), "figures": figures,
              "held_out_photos": [scene.name for scene in held_photos]}
     save_model(args.out, layers, weights, temperature, notes)

@@ -26,7 +26,7 @@ import cv2
 import numpy as np
 
 from vision.reader.classifier_graph import forward, network_onnx
-from vision.reader.windows import CHANNELS, WINDOW_PX, cut_windows, edge_angle, window_channels
+from vision.reader.windows import CHANNELS, Geometry, cut_windows, edge_angle, window_channels
 
 MODEL_PATH = Path(__file__).with_name("die_values.npz")
 NOT_A_DIE, COCKED = 0, 7
@@ -38,18 +38,20 @@ DieBox = tuple[tuple[float, float], float, float | None]  # (centre x, y), top-f
 
 
 class ValueNet:
-    """The trained network, loaded once: `logits(channels)` for N x CHANNELS x W x W windows."""
+    """The trained network, loaded once: `logits(channels)` for N x CHANNELS x W x W windows
+    cut with `geometry`."""
 
     def __init__(self, path: Path = MODEL_PATH) -> None:
         with np.load(path) as data:
             self.layers = json.loads(str(data["meta_layers"]))
             self.temperature = float(data["meta_temperature"])
             self.weights = {k: data[k].astype(np.float32) for k in data.files if not k.startswith("meta_")}
-            window = tuple(int(v) for v in data["meta_window"])
-        if window != (CHANNELS, WINDOW_PX):
-            raise ValueError(f"{path} was trained on {window} windows, the code cuts {(CHANNELS, WINDOW_PX)}")
+            channels, window_px, die_px = (float(v) for v in data["meta_window"])
+        if channels != CHANNELS:
+            raise ValueError(f"{path} was trained on {channels:.0f} channels, the code makes {CHANNELS}")
+        self.geometry = Geometry(int(window_px), die_px)
         try:
-            graph = network_onnx(self.layers, self.weights, CHANNELS, WINDOW_PX)
+            graph = network_onnx(self.layers, self.weights, CHANNELS, self.geometry.window_px)
             self._dnn = cv2.dnn.readNetFromONNX(np.frombuffer(graph, np.uint8))
         except cv2.error:  # an OpenCV built without dnn's ONNX reader: numpy gives the same answer, slower
             self._dnn = None
@@ -147,5 +149,6 @@ def classify_dice(image_bgr: np.ndarray, dice: Sequence[DieBox], tta: bool | str
                 grey = cv2.cvtColor(image_bgr, cv2.COLOR_BGR2GRAY)
             angle = edge_angle(grey, x, y, size)
         boxes.append((float(x), float(y), float(size), float(angle)))
-    channels = window_channels(cut_windows(image_bgr, boxes))
-    return read_windows(channels, tta).astype(np.float32)
+    net = value_net()
+    channels = window_channels(cut_windows(image_bgr, boxes, net.geometry), net.geometry)
+    return read_windows(channels, tta, net).astype(np.float32)

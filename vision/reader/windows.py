@@ -2,9 +2,9 @@
 
 Whatever the camera, the die's size, colour or rotation, a die becomes the same picture:
 the window is centred on the top face's centre, turned by the face's edge angle and scaled
-so the face's edge is `DIE_PX` of the `WINDOW_PX` pixels (the rest is a margin showing the
-die's surroundings, so the classifier can tell a die centred in the window from a window
-half on a die). `window_channels` then turns the colour window into channels that do not
+so the face's edge is `die_px` of the window's `window_px` pixels (the rest is a margin
+showing the die's surroundings, so the classifier can tell a die centred in the window from
+a window half on a die). The `Geometry` is stored with the trained model. `window_channels` then turns the colour window into channels that do not
 depend on the dice's colours:
   0. lightness, zero mean and unit spread over the die's own area (dark pips on a light die
      and light pips on a dark die differ only in sign, which the network learns);
@@ -18,14 +18,28 @@ depend on the dice's colours:
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Sequence
 
 import cv2
 import numpy as np
 
-WINDOW_PX = 32  # side of the window
-DIE_PX = 24.0  # a top face's edge inside it
 CHANNELS = 4
+
+
+@dataclass(frozen=True)
+class Geometry:
+    window_px: int = 32  # side of the window
+    die_px: float = 24.0  # a top face's edge inside it
+
+    @property
+    def face_slice(self) -> slice:
+        """Rows (and columns) of the window inside the die's face, away from its edges."""
+        lo = int(round((self.window_px - self.die_px) / 2 + 0.15 * self.die_px))
+        return slice(lo, self.window_px - lo)
+
+
+DEFAULT = Geometry()
 
 Box = tuple[float, float, float, float]  # centre x, centre y, edge length, edge angle (image px, degrees)
 
@@ -54,60 +68,59 @@ def edge_angle(grey: np.ndarray, x: float, y: float, side: float) -> float:
     return angle % 90.0
 
 
-def window_transform(x: float, y: float, side: float, angle: float, window_px: int = WINDOW_PX,
-                     die_px: float = DIE_PX) -> np.ndarray:
+def window_transform(x: float, y: float, side: float, angle: float, geometry: Geometry = DEFAULT) -> np.ndarray:
     """2x3 affine matrix taking image pixels to the window of the die at (x, y)."""
-    scale = die_px / max(side, 1e-3)
+    scale = geometry.die_px / max(side, 1e-3)
     m = cv2.getRotationMatrix2D((x, y), angle, scale)
-    m[0, 2] += window_px / 2 - x
-    m[1, 2] += window_px / 2 - y
+    m[0, 2] += geometry.window_px / 2 - x
+    m[1, 2] += geometry.window_px / 2 - y
     return m
 
 
-def cut_windows(image_bgr: np.ndarray, boxes: Sequence[Box]) -> np.ndarray:
-    """N x WINDOW_PX x WINDOW_PX x 3 uint8 windows for (x, y, edge, angle) boxes.
+def cut_windows(image_bgr: np.ndarray, boxes: Sequence[Box], geometry: Geometry = DEFAULT) -> np.ndarray:
+    """N x window_px x window_px x 3 uint8 windows for (x, y, edge, angle) boxes.
 
     A window shrinking the die (a big die) is taken from a blurred-down copy of its region,
     so pips do not alias away; one enlarging it samples the image bilinearly."""
-    out = np.empty((len(boxes), WINDOW_PX, WINDOW_PX, 3), np.uint8)
+    side_px = geometry.window_px
+    out = np.empty((len(boxes), side_px, side_px, 3), np.uint8)
     for i, (x, y, side, angle) in enumerate(boxes):
-        factor = side / DIE_PX
+        factor = side / geometry.die_px
         if factor > 1.5:
-            out[i] = _shrunk_window(image_bgr, x, y, side, angle, factor)
+            out[i] = _shrunk_window(image_bgr, x, y, side, angle, factor, geometry)
         else:
-            out[i] = cv2.warpAffine(image_bgr, window_transform(x, y, side, angle), (WINDOW_PX, WINDOW_PX),
+            out[i] = cv2.warpAffine(image_bgr, window_transform(x, y, side, angle, geometry), (side_px, side_px),
                                     flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
     return out
 
 
-def _shrunk_window(image_bgr: np.ndarray, x: float, y: float, side: float, angle: float, factor: float) -> np.ndarray:
-    reach = int(math.ceil(0.75 * WINDOW_PX * factor)) + 2
+def _shrunk_window(image_bgr: np.ndarray, x: float, y: float, side: float, angle: float, factor: float,
+                   geometry: Geometry) -> np.ndarray:
+    side_px = geometry.window_px
+    reach = int(math.ceil(0.75 * side_px * factor)) + 2
     h, w = image_bgr.shape[:2]
     x0, y0 = max(0, int(x) - reach), max(0, int(y) - reach)
     x1, y1 = min(w, int(x) + reach + 1), min(h, int(y) + reach + 1)
     if x1 - x0 < 2 or y1 - y0 < 2:
-        return cv2.warpAffine(image_bgr, window_transform(x, y, side, angle), (WINDOW_PX, WINDOW_PX),
+        return cv2.warpAffine(image_bgr, window_transform(x, y, side, angle, geometry), (side_px, side_px),
                               flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
     shrink = 1.0 / factor
     patch = cv2.resize(image_bgr[y0:y1, x0:x1], None, fx=shrink, fy=shrink, interpolation=cv2.INTER_AREA)
     sy, sx = patch.shape[0] / (y1 - y0), patch.shape[1] / (x1 - x0)
     px, py = (x - x0 + 0.5) * sx - 0.5, (y - y0 + 0.5) * sy - 0.5
-    return cv2.warpAffine(patch, window_transform(px, py, side * sx, angle), (WINDOW_PX, WINDOW_PX),
+    return cv2.warpAffine(patch, window_transform(px, py, side * sx, angle, geometry), (side_px, side_px),
                           flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
 
 
-FACE_LO = int(round((WINDOW_PX - DIE_PX) / 2 + 0.15 * DIE_PX))  # the inner part of the face
-FACE_HI = WINDOW_PX - FACE_LO
-
-
-def window_channels(windows_bgr: np.ndarray) -> np.ndarray:
+def window_channels(windows_bgr: np.ndarray, geometry: Geometry = DEFAULT) -> np.ndarray:
     """N x H x W x 3 uint8 BGR windows -> N x CHANNELS x H x W float32 (see the module doc)."""
-    n, side = windows_bgr.shape[0], WINDOW_PX
+    n, side = windows_bgr.shape[0], geometry.window_px
     if n == 0:
         return np.zeros((0, CHANNELS, side, side), np.float32)
+    inner = geometry.face_slice
     lab = cv2.cvtColor(np.ascontiguousarray(windows_bgr).reshape(n * side, side, 3), cv2.COLOR_BGR2Lab)
     lab = lab.reshape(n, side, side, 3)
-    face = lab[:, FACE_LO:FACE_HI, FACE_LO:FACE_HI].reshape(n, -1, 3)
+    face = lab[:, inner, inner].reshape(n, -1, 3)
     middle = face.shape[1] // 2
     body = np.partition(face, middle, axis=1)[:, middle].astype(np.float32)  # the face's median colour
     face_l = face[:, :, 0].astype(np.float32)
@@ -115,7 +128,7 @@ def window_channels(windows_bgr: np.ndarray) -> np.ndarray:
     d = lab.reshape(n, side * side, 3).astype(np.float32) - body[:, None, :]
     d[:, :, 1:] *= 2.0
     distance = np.sqrt(np.einsum("npc,npc->np", d, d))
-    face_d = distance.reshape(n, side, side)[:, FACE_LO:FACE_HI, FACE_LO:FACE_HI].reshape(n, -1)
+    face_d = distance.reshape(n, side, side)[:, inner, inner].reshape(n, -1)
     q = int(0.95 * (face_d.shape[1] - 1))
     scale = 1.0 / (np.partition(face_d, q, axis=1)[:, q] + 8.0)
     out = np.empty((n, CHANNELS, side * side), np.float32)
