@@ -110,7 +110,8 @@ class TruthPlayer:
         if app.covered:
             return "ok", "short"
         if isinstance(mode, menus.MainMenu):
-            if app.session is None and not self._started:
+            # One game per session: started once, and not again after a restart.
+            if app.session is None and not self._started and not app.log.games():
                 self._started = True
                 return "ok", "short"
             return None

@@ -101,17 +101,18 @@ def trimmed_session(source: Path, target: Path, after: float) -> Path:
             except OSError:
                 link.write_bytes((source / frame["file"]).read_bytes())
     index["frames"] = frames
-    index.pop("truth", None)
     (target / "session.json").write_text(json.dumps(index), encoding="utf-8")
     return target
 
 
-def run_service(work: Path, state_dir: Path, session: Path, buttons: Path,
-                kill_after: float | None, timeout: float = 300.0) -> Run:
+def run_service(work: Path, state_dir: Path, session: Path, buttons: Path | None,
+                kill_after: float | None, timeout: float = 300.0, player: Path | None = None) -> Run:
+    """`cubilete run` on a replayed session with scripted presses (or the simulated player)."""
     config = work / "soak.toml"
     config.write_text(GAME_CONFIG.format(language="es"), encoding="utf-8")
+    presses = ["--player", str(player)] if player is not None else ["--buttons", f"script:{buttons}"]
     command = [sys.executable, "-m", "firmware.cli", "run", "--config", str(config),
-               "--camera", f"replay:{session}", "--buttons", f"script:{buttons}", "--display", "dummy",
+               "--camera", f"replay:{session}", *presses, "--display", "dummy",
                "--state-dir", str(state_dir), "--socket", str(work / "control.sock"), "--exit-at-end"]
     err_path = work / "run.err"
     with open(err_path, "w", encoding="utf-8") as err:
@@ -167,7 +168,7 @@ def _finished(events: Sequence[dict[str, Any]]) -> bool:
 
 def soak_cycle(work: Path, session: Path, presses: Sequence[tuple[float, str, str]], kills: int,
                reference: list[dict[str, Any]], rng: random.Random, result: SoakResult,
-               kill_window: tuple[float, float]) -> None:
+               kill_window: tuple[float, float], player: Path | None = None) -> None:
     from firmware.scripted_game import write_button_script
 
     state_dir = work / "state"
@@ -182,7 +183,7 @@ def soak_cycle(work: Path, session: Path, presses: Sequence[tuple[float, str, st
         replay = trimmed_session(session, part / "session", resume_after)
         buttons = write_button_script(part / "buttons.txt", presses, after=resume_after)
         kill_after = rng.uniform(*kill_window) if done_kills < kills and stalled < 8 else None
-        run = run_service(work, state_dir, replay, buttons, kill_after)
+        run = run_service(work, state_dir, replay, buttons, kill_after, player=player)
         result.runs += 1
         rows, damage = log_events(state_dir)
         if damage is not None:
@@ -218,10 +219,14 @@ def soak_cycle(work: Path, session: Path, presses: Sequence[tuple[float, str, st
 
 def run_soak(kills: int, work: Path, seed: int = 1, game: Sequence[dict[str, Any]] | None = None,
              kills_per_game: tuple[int, int] = (3, 8), kill_window: tuple[float, float] | None = None,
-             scripted: Any = None, log: Any = None) -> SoakResult:
+             scripted: Any = None, log: Any = None, simulated: bool = False) -> SoakResult:
     """Kill the service `kills` times over as many scripted games as that takes. Kills come
     at a uniformly random time within `kill_window` seconds of each start (by default from
-    0.2 s to the length of an uninterrupted run: start-up, play and shut-down alike)."""
+    0.2 s to the length of an uninterrupted run: start-up, play and shut-down alike).
+
+    The presses are the button script a rehearsal recorded, replayed blind by
+    ScriptedButtons; with `simulated` the simulated player presses in every run instead,
+    looking at the screen, as players would after a restart."""
     from firmware.demo import DEMO_GAME, DEMO_SEED, session_config
     from firmware.scripted_game import make_scripted_session
 
@@ -231,10 +236,15 @@ def run_soak(kills: int, work: Path, seed: int = 1, game: Sequence[dict[str, Any
     work.mkdir(parents=True, exist_ok=True)
     if scripted is None:
         scripted = make_scripted_session(work / "script", list(game or DEMO_GAME), DEMO_SEED, session_config())
+    player = None
+    if simulated:
+        player = work / "game.json"
+        player.write_text(json.dumps(list(game or DEMO_GAME)), encoding="utf-8")
     reference_dir = work / "reference"
     reference_dir.mkdir(exist_ok=True)
     began = time.monotonic()
-    run = run_service(reference_dir, reference_dir / "state", scripted.session, scripted.buttons, None)
+    run = run_service(reference_dir, reference_dir / "state", scripted.session, scripted.buttons, None,
+                      player=player)
     length = time.monotonic() - began
     kill_window = kill_window or (0.2, length)
     reference = game_story(log_events(reference_dir / "state")[0])
@@ -248,7 +258,8 @@ def run_soak(kills: int, work: Path, seed: int = 1, game: Sequence[dict[str, Any
         here = work / f"game{cycle}"
         here.mkdir(exist_ok=True)
         planned = min(kills - result.kills, rng.randint(*kills_per_game))
-        soak_cycle(here, scripted.session, scripted.presses, planned, reference, rng, result, kill_window)
+        soak_cycle(here, scripted.session, scripted.presses, planned, reference, rng, result, kill_window,
+                   player)
         if log:
             print(f"game {cycle}: {result.kills}/{kills} kills so far, "
                   f"{len(result.lost_events)} lost, {len(result.damaged_logs)} damaged, "
@@ -262,9 +273,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--kills", type=int, default=200)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--work", help="keep the sessions, logs and state here")
+    parser.add_argument("--simulated-player", action="store_true",
+                        help="the simulated player presses in every run (instead of the rehearsed script)")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="cubilete-soak-") as temporary:
-        result = run_soak(args.kills, Path(args.work or temporary), seed=args.seed, log=sys.stdout)
+        result = run_soak(args.kills, Path(args.work or temporary), seed=args.seed, log=sys.stdout,
+                          simulated=args.simulated_player)
     print(result.summary())
     return 0 if result.ok else 1
 

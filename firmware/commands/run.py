@@ -27,6 +27,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--state-dir", metavar="DIR", help="event log and snapshots (default from the config)")
     parser.add_argument("--socket", metavar="PATH", help="control socket for USB export results")
     parser.add_argument("--exit-at-end", action="store_true", help="stop when a replayed session ends")
+    # Tests and the soak: a simulated player (firmware.autoplayer) presses the buttons for a
+    # replayed synthetic session, given the game script (JSON); it reads the session's truth.
+    parser.add_argument("--player", metavar="GAME_JSON", help=argparse.SUPPRESS)
     parser.add_argument("--stats-out", metavar="FILE", help="write loop statistics as JSON at exit (benchmarks)")
     parser.add_argument("--log-level", default="info", choices=("debug", "info", "warning", "error"))
     parser.set_defaults(handler=run)
@@ -60,15 +63,36 @@ def build_service(args: argparse.Namespace) -> Any:
     buttons_spec = args.buttons or config.buttons.spec
     scripted = parse_buttons_spec(buttons_spec)[0] == "script"
     frame_clock = FrameClock()
-    buttons = open_buttons(buttons_spec, ButtonSettings.from_mapping(asdict(config.buttons)),
-                           clock=frame_clock if scripted else time.monotonic)
-    if scripted:
-        buttons.start(0.0)  # script times are session times
+    if args.player:
+        buttons: Any = simulated_player(args.player, args.camera or config.camera.spec, frame_clock)
+    else:
+        buttons = open_buttons(buttons_spec, ButtonSettings.from_mapping(asdict(config.buttons)),
+                               clock=frame_clock if scripted else time.monotonic)
+        if scripted:
+            buttons.start(0.0)  # script times are session times
     display = open_display(args.display or config.display.driver, asdict(config.display))
     service = Service(config, problems, state_dir, camera, display, buttons, ThrowTracker(),
                       control_socket=args.socket, exit_at_end=args.exit_at_end)
     frame_clock.service = service
     return service
+
+
+def simulated_player(game_json: str, camera_spec: str, frame_clock: FrameClock) -> Any:
+    """The simulated player for a replayed synthetic session (its truth is in session.json)."""
+    import json
+
+    from firmware.autoplayer import TruthPlayer
+    from hardware.camera import parse_camera_spec
+    from vision.session import open_session
+
+    spec = parse_camera_spec(camera_spec)
+    if spec.kind != "replay":
+        raise ValueError("--player needs a replay camera (replay:DIR) of a synthetic session")
+    truth = open_session(str(spec.target)).truth
+    if not truth:
+        raise ValueError(f"{spec.target}: the session has no truth for the simulated player")
+    game = json.loads(Path(game_json).read_text(encoding="utf-8"))
+    return TruthPlayer(game, truth, lambda: frame_clock.service)
 
 
 def run(args: argparse.Namespace) -> int:
