@@ -8,6 +8,13 @@ extras, accuracy per face value, median and 95th-percentile milliseconds per pho
 only, on one OpenCV thread), and the calibration figure: how many dice read as sure
 (confidence >= 0.9, not cocked) had the wrong value.
 
+With `--detection` only the detector runs (no values are read): it prints the recall and
+precision of die centres at the detector's own threshold and at a few others, how far the
+centres are from the labels' (share of the box side), the detector's size estimate against
+the box side, and the detector's milliseconds. `--debug-dir DIR` writes an annotated PNG of
+every photo with an error: labels as boxes (green found, red missed, grey ignored),
+detections as circles (white matched, magenta extra) with their scores.
+
 Matching predictions to labels, one to one: a predicted die can match a labelled die when
 its centre is within half the label box's side of the box centre; pairs are taken nearest
 first, each die used once. Predictions matched to dice labelled "ignore" count neither way.
@@ -50,50 +57,80 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--failures", action="store_true", help="also list every photo not read exactly right")
     parser.add_argument("--json", action="store_true", help="print the figures as one JSON object")
     parser.add_argument("--threads", type=int, default=1, help="OpenCV threads (default 1)")
+    parser.add_argument("--detection", action="store_true", help="run only the detector: recall and precision of die centres")
+    parser.add_argument("--debug-dir", type=Path, help="write an annotated PNG of every photo with an error here")
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
     import cv2
 
-    from vision.reader.evaluate import format_summary, load_manifest, match_photo, summarise
+    cv2.setNumThreads(args.threads)
+    if args.debug_dir is not None:
+        try:
+            args.debug_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            print(f"cubilete bench vision: cannot create {args.debug_dir}: {error.strerror}", file=sys.stderr)
+            return 2
+    with tempfile.TemporaryDirectory(prefix="cubilete-bench-") as scratch:
+        loaded = load_photos(args, Path(scratch))
+        if isinstance(loaded, int):
+            return loaded
+        title, root, photos = loaded
+        if args.detection:
+            return bench_detection(args, title, root, photos)
+        return bench_reading(args, title, root, photos)
+
+
+def load_photos(args: argparse.Namespace, scratch: Path):
+    """(title, root, photos) or an exit code after a one-line error."""
+    from vision.reader.evaluate import load_manifest
+
+    if args.synthetic is not None:
+        try:
+            manifest, root = synthetic_manifest(args.synthetic, args.seed, scratch)
+        except ImportError as error:
+            print(f"cubilete bench vision: synthetic scenes need vision.synth ({error})", file=sys.stderr)
+            return 2
+        title = f"synthetic scenes: {args.synthetic} (seed {args.seed})"
+    else:
+        manifest = args.manifest
+        root = args.root or manifest.parent
+        title = f"{manifest}" + (f" split {args.split}" if args.split else "")
+    try:
+        photos = load_manifest(manifest, args.split)
+    except (OSError, ValueError) as error:
+        print(f"cubilete bench vision: {error}", file=sys.stderr)
+        return 2
+    if not photos:
+        print("cubilete bench vision: no photos to read", file=sys.stderr)
+        return 2
+    return title, root, photos
+
+
+def bench_reading(args: argparse.Namespace, title: str, root: Path, photos: list) -> int:
+    import cv2
+
+    from vision.reader.evaluate import format_summary, match_photo, summarise
     from vision.reader.reader import read_dice
 
-    cv2.setNumThreads(args.threads)
-    with tempfile.TemporaryDirectory(prefix="cubilete-bench-") as scratch:
-        if args.synthetic is not None:
-            try:
-                manifest, root = synthetic_manifest(args.synthetic, args.seed, Path(scratch))
-            except ImportError as error:
-                print(f"cubilete bench vision: synthetic scenes need vision.synth ({error})", file=sys.stderr)
-                return 2
-            title = f"synthetic scenes: {args.synthetic} (seed {args.seed})"
-        else:
-            manifest = args.manifest
-            root = args.root or manifest.parent
-            title = f"{manifest}" + (f" split {args.split}" if args.split else "")
-        try:
-            photos = load_manifest(manifest, args.split)
-        except (OSError, ValueError) as error:
-            print(f"cubilete bench vision: {error}", file=sys.stderr)
-            return 2
-        if not photos:
-            print("cubilete bench vision: no photos to read", file=sys.stderr)
-            return 2
-        results = []
-        warmed = False
-        for photo in photos:
-            image = cv2.imread(str(root / photo.image), cv2.IMREAD_COLOR)
-            if image is None:
-                print(f"cubilete bench vision: cannot read {root / photo.image}", file=sys.stderr)
-                return 1
-            if not warmed:  # load the model and warm caches outside the timings
-                read_dice(image)
-                warmed = True
-            started = time.perf_counter()
-            reading = read_dice(image, args.expect)
-            ms = (time.perf_counter() - started) * 1000
-            results.append(match_photo(photo.dice, reading, photo.image, ms))
+    results = []
+    warmed = False
+    for photo in photos:
+        image = cv2.imread(str(root / photo.image), cv2.IMREAD_COLOR)
+        if image is None:
+            print(f"cubilete bench vision: cannot read {root / photo.image}", file=sys.stderr)
+            return 1
+        if not warmed:  # load the model and warm caches outside the timings
+            read_dice(image)
+            warmed = True
+        started = time.perf_counter()
+        reading = read_dice(image, args.expect)
+        ms = (time.perf_counter() - started) * 1000
+        results.append(match_photo(photo.dice, reading, photo.image, ms))
+        if args.debug_dir is not None and not results[-1].exact:
+            write_debug(args.debug_dir, photo, image, [(d.center, d.size, f"{d.value}:{d.confidence:.2f}", d.sure)
+                                                       for d in reading.dice])
     summary = summarise(results)
     if args.json:
         print(json.dumps({"title": title, **summary.to_json()}))
@@ -105,6 +142,99 @@ def run(args: argparse.Namespace) -> int:
                 wrong = ", ".join(f"{t} read {v} ({c:.2f})" for t, v, c in r.wrong)
                 print(f"  {r.image}: wrong [{wrong}] missed {r.misses} extra {[(v, round(c, 2)) for v, c in r.extras]}")
     return 0
+
+
+def bench_detection(args: argparse.Namespace, title: str, root: Path, photos: list) -> int:
+    """Recall and precision of the detector's die centres, whatever the values."""
+    import cv2
+    import numpy as np
+
+    from vision.reader.detector import THRESHOLD, detector
+    from vision.reader.detector_eval import match_detections
+    from vision.reader.evaluate import percentile
+
+    thresholds = sorted({0.15, 0.2, THRESHOLD, 0.4, 0.5, 0.6})
+    tally = {t: [0, 0, 0, 0] for t in thresholds}  # found, missed, extra, photos all found and none extra
+    centre_errors: list[float] = []
+    size_ratios: list[float] = []
+    ms: list[float] = []
+    failures: list[str] = []
+    net = detector()
+    for photo in photos:
+        image = cv2.imread(str(root / photo.image), cv2.IMREAD_COLOR)
+        if image is None:
+            print(f"cubilete bench vision: cannot read {root / photo.image}", file=sys.stderr)
+            return 1
+        if not ms:
+            net.detect(image)  # warm up outside the timings
+        started = time.perf_counter()
+        found = net.detect(image, threshold=min(thresholds))
+        ms.append((time.perf_counter() - started) * 1000)
+        for t in thresholds:
+            kept = [d for d in found if d.score >= t]
+            result = match_detections(photo.dice, kept)
+            tally[t][0] += result.found
+            tally[t][1] += result.missed
+            tally[t][2] += result.extra
+            tally[t][3] += result.missed == 0 and result.extra == 0
+            if t == THRESHOLD:
+                centre_errors += result.centre_errors
+                size_ratios += [kept[pi].size / photo.dice[li].side for li, pi in result.pairs]
+                if result.missed or result.extra:
+                    failures.append(f"  {photo.image}: missed {result.missed} extra {result.extra} "
+                                    f"(scores of extras {[round(kept[i].score, 2) for i in result.extra_detections]})")
+                    if args.debug_dir is not None:
+                        write_debug(args.debug_dir, photo, image,
+                                    [(d.center, d.size, f"{d.score:.2f}", True) for d in kept])
+    lines = [f"detection only: {title}", f"photos: {len(photos)}"]
+    figures: dict = {"title": title, "photos": len(photos), "threshold": THRESHOLD, "by_threshold": {}}
+    for t in thresholds:
+        found, missed, extra, perfect = tally[t]
+        recall = found / max(1, found + missed)
+        precision = found / max(1, found + extra)
+        mark = "  <- the detector's threshold" if t == THRESHOLD else ""
+        lines.append(f"score >= {t:.2f}: recall {100 * recall:.2f}% ({found}/{found + missed})  precision "
+                     f"{100 * precision:.2f}%  missed {missed}  extra {extra}  photos all found, none extra "
+                     f"{perfect}/{len(photos)}{mark}")
+        figures["by_threshold"][str(t)] = {"recall": round(recall, 4), "precision": round(precision, 4),
+                                           "missed": missed, "extra": extra, "perfect_photos": perfect}
+    if centre_errors:
+        lines.append(f"centre error / box side: median {np.median(centre_errors):.3f}  p95 "
+                     f"{percentile(centre_errors, 0.95):.3f}")
+        lines.append(f"detected top-face edge / label box side: p5 {percentile(size_ratios, 0.05):.2f}  median "
+                     f"{np.median(size_ratios):.2f}  p95 {percentile(size_ratios, 0.95):.2f}")
+        figures["centre_error_median"] = round(float(np.median(centre_errors)), 4)
+        figures["centre_error_p95"] = round(percentile(centre_errors, 0.95), 4)
+    lines.append(f"detector ms per photo: median {percentile(ms, 0.5):.1f}  p95 {percentile(ms, 0.95):.1f}")
+    figures["median_ms"], figures["p95_ms"] = round(percentile(ms, 0.5), 2), round(percentile(ms, 0.95), 2)
+    print(json.dumps(figures) if args.json else "\n".join(lines))
+    if args.failures:
+        print("\n".join(failures))
+    return 0
+
+
+def write_debug(folder: Path, photo, image, marks: list) -> None:
+    """An annotated copy of a photo: label boxes, and each prediction with its text."""
+    import cv2
+
+    from vision.reader.evaluate import match_centres
+
+    out = image.copy()
+    match = match_centres(photo.dice, [m[0] for m in marks])
+    matched = set(match.values())
+    for li, label in enumerate(photo.dice):
+        colour = (160, 160, 160) if label.ignore else (0, 200, 0) if li in match else (0, 0, 255)
+        x0, y0, x1, y1 = (round(v) for v in label.box)
+        cv2.rectangle(out, (x0, y0), (x1, y1), colour, 1)
+    for pi, (centre, size, text, sure) in enumerate(marks):
+        colour = (255, 255, 255) if pi in matched else (255, 0, 255)
+        if not sure:
+            colour = (0, 165, 255)
+        x, y = round(centre[0]), round(centre[1])
+        cv2.circle(out, (x, y), max(2, round(size / 2)), colour, 1)
+        cv2.putText(out, text, (x - 12, y - 4), cv2.FONT_HERSHEY_SIMPLEX, 0.35, colour, 1, cv2.LINE_AA)
+    name = photo.image.replace("/", "_").rsplit(".", 1)[0] + ".png"
+    cv2.imwrite(str(folder / name), out)
 
 
 def synthetic_manifest(count: int, seed: int, folder: Path) -> tuple[Path, Path]:

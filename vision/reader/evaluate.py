@@ -87,13 +87,13 @@ class PhotoResult:
         return not self.wrong and not self.misses and not self.extras
 
 
-def match_photo(labels: Sequence[LabelledDie], reading: Reading, image: str = "", ms: float = 0.0) -> PhotoResult:
-    """Match one photo's reading to its labels (see the module docstring for the rule)."""
+def match_centres(labels: Sequence[LabelledDie], centres: Sequence[tuple[float, float]]) -> dict[int, int]:
+    """Label index -> prediction index under the matching rule of the module docstring."""
     pairs = []
     for li, label in enumerate(labels):
         cx, cy = label.center
-        for pi, die in enumerate(reading.dice):
-            distance = math.hypot(die.center[0] - cx, die.center[1] - cy)
+        for pi, (x, y) in enumerate(centres):
+            distance = math.hypot(x - cx, y - cy)
             if distance <= label.side / 2:
                 pairs.append((distance, li, pi))
     pairs.sort()
@@ -104,6 +104,13 @@ def match_photo(labels: Sequence[LabelledDie], reading: Reading, image: str = ""
             continue
         label_match[li] = pi
         used_predictions.add(pi)
+    return label_match
+
+
+def match_photo(labels: Sequence[LabelledDie], reading: Reading, image: str = "", ms: float = 0.0) -> PhotoResult:
+    """Match one photo's reading to its labels (see the module docstring for the rule)."""
+    label_match = match_centres(labels, [die.center for die in reading.dice])
+    used_predictions = set(label_match.values())
 
     result = PhotoResult(image=image, ms=ms)
     for li, label in enumerate(labels):

@@ -1,0 +1,122 @@
+"""Find every die's top face in a BGR image: centre, edge length, angle, how sure.
+
+`DieDetector().detect(image)` runs the small fully convolutional network of
+`detector_net` once over the whole image, shrunk so its longer side is `INPUT_SIDE`
+pixels (dice keep their shape; no size is assumed: the network was trained on dice from
+about 9 to 110 input pixels, i.e. 2.5% to 35% of the image's longer side). Each local
+maximum of the die-centre map above the threshold is a die; its cell's other maps give
+the centre's sub-cell position, the top face's edge length and angle, and whether it looks
+cocked. Touching dice are separate peaks because the network was trained on them, not
+split from a merged blob.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.reader import detector_net as dn
+
+INPUT_SIDE = 320  # the image's longer side at the network input
+FILL = 128  # padding grey (the training crops' outside is this grey too)
+THRESHOLD = 0.3  # die probability from which a peak is a detection
+SAME_DIE = 0.5  # two peaks closer than this share of the smaller die are one die
+
+
+@dataclass(frozen=True)
+class Detection:
+    """One die's top face as the detector sees it, in the caller's image pixels."""
+
+    center: tuple[float, float]
+    size: float  # edge length of the top face
+    angle: float  # edge direction, degrees clockwise in [0, 90)
+    score: float  # probability that a die's top face is centred here
+    cocked: float  # probability that the top face is not flat to the camera
+
+
+def normalise(batch_bgr: np.ndarray) -> np.ndarray:
+    """uint8 N x 3 x H x W -> the network's float input (shared with the trainer)."""
+    return (batch_bgr.astype(np.float32) - FILL) / 64.0
+
+
+def sigmoid(x: np.ndarray) -> np.ndarray:
+    return 1.0 / (1.0 + np.exp(-x))
+
+
+class DieDetector:
+    """The trained detector, loaded once; runs through OpenCV's dnn (numpy fallback)."""
+
+    def __init__(self, path: Path = dn.MODEL_PATH, params: dict[str, np.ndarray] | None = None) -> None:
+        self.params = params if params is not None else dn.load_params(path)
+        self._net = None
+        try:
+            self._net = cv2.dnn.readNetFromONNX(np.frombuffer(dn.build_onnx(self.params), np.uint8))
+        except Exception:  # an OpenCV without dnn or ONNX support: numpy does the same job, slower
+            self._net = None
+
+    def input_for(self, image_bgr: np.ndarray) -> tuple[np.ndarray, tuple[float, float]]:
+        """The 1 x 3 x H x W network input for an image, and the (x, y) scales applied."""
+        h, w = image_bgr.shape[:2]
+        scale = INPUT_SIDE / max(h, w)
+        sw, sh = max(1, round(w * scale)), max(1, round(h * scale))
+        small = cv2.resize(image_bgr, (sw, sh), interpolation=cv2.INTER_AREA)
+        pw, ph = -sw % dn.ALIGN, -sh % dn.ALIGN
+        if pw or ph:
+            small = cv2.copyMakeBorder(small, 0, ph, 0, pw, cv2.BORDER_CONSTANT, value=(FILL, FILL, FILL))
+        blob = cv2.dnn.blobFromImage(small, 1 / 64.0, None, (FILL, FILL, FILL), swapRB=False, crop=False)
+        return blob, (sw / w, sh / h)
+
+    def maps(self, blob: np.ndarray) -> np.ndarray:
+        """OUTPUTS x h x w raw maps for a network input."""
+        if self._net is not None:
+            self._net.setInput(blob)
+            return self._net.forward()[0]
+        return dn.forward_numpy(self.params, blob)[0]
+
+    def detect(self, image_bgr: np.ndarray, threshold: float = THRESHOLD) -> list[Detection]:
+        """Every die whose centre score reaches `threshold`, most likely first."""
+        blob, scale = self.input_for(image_bgr)
+        return decode(self.maps(blob), scale, threshold, image_bgr.shape[:2])
+
+
+def decode(maps: np.ndarray, scale: tuple[float, float], threshold: float, image_hw: tuple[int, int]) -> list[Detection]:
+    """Detections from the raw maps: local maxima of the centre map above `threshold`."""
+    heat = sigmoid(maps[dn.HEAT])
+    peaks = (heat >= threshold) & (heat >= cv2.dilate(heat, np.ones((3, 3), np.uint8)))
+    found = []
+    for i, j in zip(*np.nonzero(peaks)):
+        x_in = dn.STRIDE * (j + float(maps[dn.OFFSET_X, i, j])) - 0.5
+        y_in = dn.STRIDE * (i + float(maps[dn.OFFSET_Y, i, j])) - 0.5
+        x, y = (x_in + 0.5) / scale[0] - 0.5, (y_in + 0.5) / scale[1] - 0.5
+        if not (-0.5 <= x < image_hw[1] and -0.5 <= y < image_hw[0]):
+            continue  # a peak in the padding
+        size = math.exp(float(np.clip(maps[dn.LOG_SIZE, i, j], -3.0, 3.0))) * dn.SIZE_UNIT * 2 / (scale[0] + scale[1])
+        angle = math.degrees(math.atan2(float(maps[dn.SIN4, i, j]), float(maps[dn.COS4, i, j]))) / 4.0 % 90.0
+        cocked = float(sigmoid(maps[dn.COCKED, i, j]))
+        found.append(Detection((x, y), size, angle, float(heat[i, j]), cocked))
+    found.sort(key=lambda d: -d.score)
+    kept: list[Detection] = []
+    for d in found:
+        if all(math.dist(d.center, k.center) >= SAME_DIE * min(d.size, k.size) for k in kept):
+            kept.append(d)
+    return kept
+
+
+_detector: DieDetector | None = None
+
+
+def detector() -> DieDetector:
+    """The shipped detector, loaded once per process."""
+    global _detector
+    if _detector is None:
+        _detector = DieDetector()
+    return _detector
+
+
+def detect(image_bgr: np.ndarray, threshold: float = THRESHOLD) -> list[Detection]:
+    """Every die's top face in a BGR uint8 image (see the module docstring)."""
+    return detector().detect(image_bgr, threshold)
