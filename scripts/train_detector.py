@@ -360,9 +360,10 @@ def torch_model():
             return torch.relu(y) if self.relu else y
 
     class Detector(nn.Module):
-        def __init__(self) -> None:
+        def __init__(self, layout: dn.Layout) -> None:
             super().__init__()
-            shapes = dn.layer_shapes()
+            self.layout = layout
+            shapes = dn.layer_shapes(layout)
             self.layers = nn.ModuleDict()
             for name, (cout, cin, k, _) in shapes.items():
                 if name == "out":
@@ -380,16 +381,16 @@ def torch_model():
             L = self.layers
             v = L["stem"](x)
             features = []
-            for i in range(len(dn.STAGES)):
+            for i in range(len(self.layout.stages)):
                 v = L[f"conv{i}"](L[f"down{i}"](v))
                 features.append(v)
             y = features[-1]
-            for i in reversed(range(len(dn.STAGES) - 1)):
+            for i in reversed(range(len(self.layout.stages) - 1)):
                 y = nn.functional.interpolate(L[f"lateral{i}"](y), scale_factor=2, mode="nearest")
                 y = L[f"merge{i}"](y + features[i])
             return self.out(L["head"](y))
 
-    return Detector()
+    return Detector(dn.Layout())
 
 
 def export_params(model) -> dict[str, np.ndarray]:
@@ -451,6 +452,7 @@ def evaluate(params: dict[str, np.ndarray], samples: list[Sample], thresholds=(0
     figures = {}
     per = {t: [0, 0, 0] for t in thresholds}  # found, missed, extra
     errors = []
+    cocked = {(0, 0): 0, (0, 1): 0, (1, 0): 0, (1, 1): 0}  # (truth, said) -> dice
     for sample in samples:
         found = detector.detect(sample.image, threshold=min(thresholds))
         labels = [LabelledDie(1, (d.center[0] - d.box_side / 2, d.center[1] - d.box_side / 2,
@@ -465,6 +467,8 @@ def evaluate(params: dict[str, np.ndarray], samples: list[Sample], thresholds=(0
                 kept = [f for f in found if f.score >= t]
                 for li, pi in result.pairs:
                     d, f = sample.dice[li], kept[pi]
+                    if d.cocked is not None:
+                        cocked[(int(d.cocked), int(f.cocked >= 0.5))] += 1
                     if d.size is None:
                         errors.append((math.dist(f.center, d.center) / d.box_side, math.nan, math.nan))
                     else:
@@ -475,6 +479,9 @@ def evaluate(params: dict[str, np.ndarray], samples: list[Sample], thresholds=(0
         figures[f"precision@{t}"] = found_ / max(1, found_ + extra)
         figures[f"missed@{t}"] = missed
         figures[f"extra@{t}"] = extra
+    if cocked[(1, 0)] + cocked[(1, 1)]:
+        figures["cocked_found"] = f"{cocked[(1, 1)]}/{cocked[(1, 0)] + cocked[(1, 1)]}"
+        figures["flat_called_cocked"] = f"{cocked[(0, 1)]}/{cocked[(0, 0)] + cocked[(0, 1)]}"
     if errors:
         e = np.array(errors)
         figures["centre_err_p50"] = float(np.nanmedian(e[:, 0]))
@@ -492,10 +499,10 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, default=REPO / "vision" / "reader" / "die_detector.npz")
     parser.add_argument("--cache", type=Path, default=Path("/tmp/cubilete-detector-cache"))
-    parser.add_argument("--synthetic", type=int, default=3000, help="synthetic training scenes")
+    parser.add_argument("--synthetic", type=int, default=6000, help="synthetic training scenes")
     parser.add_argument("--synth-seed", type=int, default=7000)
     parser.add_argument("--val-synthetic", type=int, default=100, help="held-out synthetic scenes (seed + 1)")
-    parser.add_argument("--steps", type=int, default=4000)
+    parser.add_argument("--steps", type=int, default=12000)
     parser.add_argument("--batch", type=int, default=16)
     parser.add_argument("--lr", type=float, default=3e-3)
     parser.add_argument("--real-share", type=float, default=0.35, help="share of crops cut from real photos")
@@ -570,7 +577,7 @@ def normalise(batch_uint8: np.ndarray) -> np.ndarray:
 
 
 def save(params: dict[str, np.ndarray], path: Path) -> None:
-    np.savez_compressed(path, **{k: v.astype(np.float16) for k, v in params.items()})
+    np.savez_compressed(path, meta_layout=dn.Layout().to_array(), **{k: v.astype(np.float16) for k, v in params.items()})
 
 
 def load_into(model, path: Path) -> None:

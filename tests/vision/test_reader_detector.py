@@ -90,7 +90,7 @@ def test_finds_dice_in_synthetic_scenes_touching_included() -> None:
     assert found / (found + missed) >= 0.95, (found, missed)
     assert found / (found + extra) >= 0.95, (found, extra)
     size_error, angle_error = np.median(np.array(errors), axis=0)
-    assert size_error < 0.1 and angle_error < 12
+    assert size_error < 0.06 and angle_error < 5
 
 
 def test_an_empty_table_has_no_detections() -> None:

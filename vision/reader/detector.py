@@ -23,8 +23,11 @@ from vision.reader import detector_net as dn
 
 INPUT_SIDE = 320  # the image's longer side at the network input
 FILL = 128  # padding grey (the training crops' outside is this grey too)
-THRESHOLD = 0.3  # die probability from which a peak is a detection
-SAME_DIE = 0.5  # two peaks closer than this share of the smaller die are one die
+THRESHOLD = 0.4  # die probability from which a peak is a detection
+# Top faces cannot overlap: of two detections whose squares share more than this part of the
+# smaller one, only the likelier is a die (the other is the same die seen twice, or a pip,
+# a marbled blob or a side face next to it)
+MAX_OVERLAP = 0.3
 
 
 @dataclass(frozen=True)
@@ -101,9 +104,21 @@ def decode(maps: np.ndarray, scale: tuple[float, float], threshold: float, image
     found.sort(key=lambda d: -d.score)
     kept: list[Detection] = []
     for d in found:
-        if all(math.dist(d.center, k.center) >= SAME_DIE * min(d.size, k.size) for k in kept):
+        if all(overlap(d, k) <= MAX_OVERLAP for k in kept):
             kept.append(d)
     return kept
+
+
+def overlap(a: Detection, b: Detection) -> float:
+    """The share of the smaller detection's top-face square inside the other's."""
+    if math.dist(a.center, b.center) >= 0.75 * (a.size + b.size):
+        return 0.0
+    kind, points = cv2.rotatedRectangleIntersection((a.center, (a.size, a.size), a.angle),
+                                                    (b.center, (b.size, b.size), b.angle))
+    if kind == cv2.INTERSECT_NONE or points is None:
+        return 0.0
+    area = cv2.contourArea(cv2.convexHull(points))
+    return float(area / max(min(a.size, b.size) ** 2, 1e-6))
 
 
 _detector: DieDetector | None = None

@@ -21,42 +21,66 @@ PyTorch model has exactly these layers (plus batch norm before folding).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 MODEL_PATH = Path(__file__).with_name("die_detector.npz")
-STEM = 16
-STAGES = (16, 24, 32, 48)  # widths at strides 4, 8, 16, 32
-HEAD = 24
 OUTPUTS = 7
 STRIDE = 4  # input pixels per output cell
-ALIGN = 32  # input sides must be multiples of this (the coarsest stage's stride)
+ALIGN = 32  # input sides must be multiples of this (the coarsest stage's stride, 2 ** 5)
 SIZE_UNIT = 16.0
 HEAT, OFFSET_X, OFFSET_Y, LOG_SIZE, COS4, SIN4, COCKED = range(OUTPUTS)
 
 
-def layer_shapes() -> dict[str, tuple[int, ...]]:
+@dataclass(frozen=True)
+class Layout:
+    """The channel widths; the model file says which it was trained with."""
+
+    stem: int = 16
+    stages: tuple[int, ...] = (16, 24, 40, 64)  # at strides 4, 8, 16, 32
+    head: int = 24
+
+    def to_array(self) -> np.ndarray:
+        return np.array([self.stem, self.head, *self.stages], np.int32)
+
+    @classmethod
+    def from_array(cls, array: np.ndarray) -> "Layout":
+        values = [int(v) for v in array]
+        return cls(values[0], tuple(values[2:]), values[1])
+
+
+def layer_shapes(layout: Layout) -> dict[str, tuple[int, ...]]:
     """Every conv's weight shape (OIHW) by name, in forward order."""
-    shapes: dict[str, tuple[int, ...]] = {"stem": (STEM, 3, 3, 3)}
-    cin = STEM
-    for i, w in enumerate(STAGES):
+    stages = layout.stages
+    shapes: dict[str, tuple[int, ...]] = {"stem": (layout.stem, 3, 3, 3)}
+    cin = layout.stem
+    for i, w in enumerate(stages):
         shapes[f"down{i}"] = (w, cin, 3, 3)
         shapes[f"conv{i}"] = (w, w, 3, 3)
         cin = w
-    for i in reversed(range(len(STAGES) - 1)):
-        shapes[f"lateral{i}"] = (STAGES[i], STAGES[i + 1], 1, 1)
-        shapes[f"merge{i}"] = (STAGES[i], STAGES[i], 3, 3)
-    shapes["head"] = (HEAD, STAGES[0], 3, 3)
-    shapes["out"] = (OUTPUTS, HEAD, 1, 1)
+    for i in reversed(range(len(stages) - 1)):
+        shapes[f"lateral{i}"] = (stages[i], stages[i + 1], 1, 1)
+        shapes[f"merge{i}"] = (stages[i], stages[i], 3, 3)
+    shapes["head"] = (layout.head, stages[0], 3, 3)
+    shapes["out"] = (OUTPUTS, layout.head, 1, 1)
     return shapes
 
 
+def stage_count(params: dict[str, np.ndarray]) -> int:
+    return sum(1 for k in params if k.startswith("down") and k.endswith("_w"))
+
+
 def load_params(path: Path = MODEL_PATH) -> dict[str, np.ndarray]:
-    """`{name}_w` (OIHW) and `{name}_b` float32 arrays for every layer of `layer_shapes`."""
+    """`{name}_w` (OIHW) and `{name}_b` float32 arrays for every layer, checked against
+    the layout stored in the file (`meta_layout`)."""
     with np.load(path) as data:
-        params = {k: data[k].astype(np.float32) for k in data.files}
-    for name, shape in layer_shapes().items():
+        params = {k: data[k].astype(np.float32) for k in data.files if not k.startswith("meta_")}
+        if "meta_layout" not in data.files:
+            raise ValueError(f"{path}: no meta_layout (not a die detector model)")
+        layout = Layout.from_array(data["meta_layout"])
+    for name, shape in layer_shapes(layout).items():
         if params.get(f"{name}_w") is None or params[f"{name}_w"].shape != shape:
             raise ValueError(f"{path}: layer {name} missing or not {shape}")
     return params
@@ -74,11 +98,12 @@ def build_onnx(params: dict[str, np.ndarray]) -> bytes:
 
     x = conv("x", "stem", stride=2)
     features = []
-    for i in range(len(STAGES)):
+    stages = stage_count(params)
+    for i in range(stages):
         x = conv(conv(x, f"down{i}", stride=2), f"conv{i}")
         features.append(x)
     y = features[-1]
-    for i in reversed(range(len(STAGES) - 1)):
+    for i in reversed(range(stages - 1)):
         y = g.upsample2(conv(y, f"lateral{i}", relu=False))
         y = conv(g.add(y, features[i]), f"merge{i}")
     conv(conv(y, "head"), "out", relu=False, out="maps")
@@ -112,11 +137,12 @@ def forward_numpy(params: dict[str, np.ndarray], x: np.ndarray) -> np.ndarray:
 
     v = conv(x[0].astype(np.float32), "stem", 2)
     features = []
-    for i in range(len(STAGES)):
+    stages = stage_count(params)
+    for i in range(stages):
         v = conv(conv(v, f"down{i}", 2), f"conv{i}")
         features.append(v)
     y = features[-1]
-    for i in reversed(range(len(STAGES) - 1)):
+    for i in reversed(range(stages - 1)):
         y = conv(y, f"lateral{i}", relu=False).repeat(2, axis=1).repeat(2, axis=2)
         y = conv(y + features[i], f"merge{i}")
     return conv(conv(y, "head"), "out", relu=False)[None]

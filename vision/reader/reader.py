@@ -25,10 +25,12 @@ from vision.reading import SURE_CONFIDENCE, DieReading, Problem, Reading
 
 MAX_WORK_SIDE = 960  # bigger images are first shrunk to READ_SIDE on their longer side
 READ_SIDE = 640
-CANDIDATE_SCORE = 0.15  # detections from this score are looked at by the classifier
-SURE_DETECTION = 0.45  # from this score a detection is a die unless the classifier is sure it is not
-VETO = 0.85  # classifier "not a die" probability that overrules a sure detection
-DOUBTFUL_DIE = 0.5  # a doubtful detection is a die when the classifier's die probability reaches this
+CANDIDATE_SCORE = 0.2  # detections from this score are looked at by the classifier
+SURE_DETECTION = 0.4  # from this score a detection is a die unless the classifier is certain it is not
+VETO = 0.99  # classifier "not a die" probability that overrules a sure detection
+CONFIRMED = 0.05  # a doubtful detection is a die when the classifier's "not a die" is below this
+EXPECTED_FLOOR = 0.25  # with too few dice for the expected count, detections from this score are added
+KEEP_SCORE = 0.6  # with too many, detections below this score are dropped, weakest first
 COCKED_SCORE = 0.5  # detector cocked probability from which a die is reported cocked
 
 
@@ -114,50 +116,47 @@ def scaled(die: DieReading, factor: float) -> DieReading:
 def read_bgr(img: np.ndarray, expected: int | None) -> Reading:
     found = detect(img, CANDIDATE_SCORE)
     probabilities = classify(img, found)
-    die_probability = np.array([die_likelihood(d, p) for d, p in zip(found, probabilities)])
-    kept = select_dice(found, die_probability, expected)
+    kept, guessed = select_dice(found, probabilities, expected)
     kept.sort(key=lambda i: (round(found[i].center[1] / max(found[i].size, 1.0)), found[i].center[0]))
-    dice = [die_reading(found[i], probabilities[i], die_probability[i]) for i in kept]
+    dice = [die_reading(found[i], probabilities[i], i in guessed) for i in kept]
     return Reading(tuple(dice), tuple(problems_of(dice, expected)))
 
 
-def die_likelihood(d: Detection, probabilities: np.ndarray) -> float:
-    """How likely a detection is a die, from the detector's score and the classifier's
-    "not a die": a sure detection keeps its score unless the classifier vetoes it; a
-    doubtful one is as likely as the classifier says, never more than twice its score."""
-    classifier_die = 1.0 - float(probabilities[0])
-    if d.score >= SURE_DETECTION:
-        return d.score if float(probabilities[0]) < VETO else min(d.score, classifier_die)
-    return min(classifier_die, 2.0 * d.score)
+def select_dice(found: list[Detection], probabilities: np.ndarray, expected: int | None) -> tuple[list[int], set[int]]:
+    """The detections kept as dice, and those among them kept only to reach the expected count.
 
-
-def select_dice(found: list[Detection], die_probability: np.ndarray, expected: int | None) -> list[int]:
-    """The detections kept as dice, most die-like first. Knowing how many dice there should
-    be moves the line only for doubtful detections: with too many, those below
-    DOUBTFUL_DIE + 0.25 are dropped, weakest first; with too few, those above 0.25 added."""
-    order = sorted(range(len(found)), key=lambda i: -die_probability[i])
-    kept = [i for i in order if die_probability[i] >= DOUBTFUL_DIE]
+    The detector decides, the classifier can overrule it only when it is certain: a sure
+    detection is a die unless the classifier is certain there is none, a doubtful one is a die
+    when the classifier is certain there is one. Knowing how many dice there should be moves
+    the line only for doubtful detections: with too many, those under KEEP_SCORE are dropped,
+    weakest first; with too few, the likeliest of the rest are added (and reported unsure)."""
+    not_a_die = probabilities[:, 0] if len(found) else np.zeros(0)
+    order = sorted(range(len(found)), key=lambda i: -found[i].score)
+    kept = [i for i in order if (found[i].score >= SURE_DETECTION and not_a_die[i] < VETO)
+            or not_a_die[i] < CONFIRMED]
+    guessed: set[int] = set()
     if expected is not None:
-        while len(kept) > expected and die_probability[kept[-1]] < DOUBTFUL_DIE + 0.25:
+        while len(kept) > expected and found[kept[-1]].score < KEEP_SCORE:
             kept.pop()
-        spare = [i for i in order if 0.25 <= die_probability[i] < DOUBTFUL_DIE]
-        kept += spare[: max(0, expected - len(kept))]
-    return kept
+        spare = [i for i in order if i not in kept and found[i].score >= EXPECTED_FLOOR and not_a_die[i] < 0.5]
+        guessed = set(spare[: max(0, expected - len(kept))])
+        kept += [i for i in spare if i in guessed]
+    return kept, guessed
 
 
-def die_reading(d: Detection, probabilities: np.ndarray, die_probability: float) -> DieReading:
+def die_reading(d: Detection, probabilities: np.ndarray, guessed: bool = False) -> DieReading:
     """A die's value, confidence and alternatives from its class probabilities.
 
     The confidence is the probability of the best value among the six values, so it says
     how sure the reading of the top face is once we know a die is there; a die kept only
-    because the expected count asked for it is no surer than it is a die. A die the
+    because the expected count asked for it is never sure. A die the
     detector or the classifier sees leaning is cocked (its value still the best guess, for
     the players to see)."""
     values = probabilities[1:7] / max(float(probabilities[1:7].sum()), 1e-9)
     ranked = np.argsort(-values)
     confidence = float(values[ranked[0]])
-    if die_probability < DOUBTFUL_DIE:
-        confidence = min(confidence, float(die_probability))
+    if guessed:
+        confidence = min(confidence, d.score, 1.0 - float(probabilities[0]), SURE_CONFIDENCE - 0.01)
     alternatives = tuple(int(v) + 1 for v in ranked[1:] if values[v] >= 0.05)
     if confidence < SURE_CONFIDENCE and not alternatives:
         alternatives = (int(ranked[1]) + 1,)
