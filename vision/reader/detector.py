@@ -7,7 +7,9 @@ about 9 to 110 input pixels, i.e. 2.5% to 35% of the image's longer side). Each 
 maximum of the die-centre map above the threshold is a die; its cell's other maps give
 the centre's sub-cell position, the top face's edge length and angle, and whether it looks
 cocked. Touching dice are separate peaks because the network was trained on them, not
-split from a merged blob.
+split from a merged blob. When the dice found are very small at the network input (a camera
+far from the tray), or none is found, the image is looked at once more at up to 1.5 times
+the input size.
 """
 
 from __future__ import annotations
@@ -22,12 +24,19 @@ import numpy as np
 from vision.reader import detector_net as dn
 
 INPUT_SIDE = 320  # the image's longer side at the network input
+# Dice that come out smaller than this at the network input (a camera mounted high) are
+# looked for again in a bigger input, up to LARGEST_INPUT_SIDE, where they are about
+# WANTED_DIE_PX; an image where nothing was found is looked at once more at that size too.
+SMALL_DIE_PX = 10.0
+WANTED_DIE_PX = 15.0
+LARGEST_INPUT_SIDE = 480
 FILL = 128  # padding grey (the training crops' outside is this grey too)
 THRESHOLD = 0.4  # die probability from which a peak is a detection
-# Top faces cannot overlap: of two detections whose squares share more than this part of the
+# Top faces hardly overlap: of two detections whose squares share more than this part of the
 # smaller one, only the likelier is a die (the other is the same die seen twice, or a pip,
-# a marbled blob or a side face next to it)
-MAX_OVERLAP = 0.3
+# a marbled blob or a side face next to it). Not less: in an oblique view a near die hides
+# part of a far one's top face, and the far one's square then overlaps the near one's.
+MAX_OVERLAP = 0.45
 
 
 @dataclass(frozen=True)
@@ -61,12 +70,13 @@ class DieDetector:
         except Exception:  # an OpenCV without dnn or ONNX support: numpy does the same job, slower
             self._net = None
 
-    def input_for(self, image_bgr: np.ndarray) -> tuple[np.ndarray, tuple[float, float]]:
-        """The 1 x 3 x H x W network input for an image, and the (x, y) scales applied."""
+    def input_for(self, image_bgr: np.ndarray, side: int = INPUT_SIDE) -> tuple[np.ndarray, tuple[float, float]]:
+        """The 1 x 3 x H x W network input for an image whose longer side becomes `side`,
+        and the (x, y) scales applied."""
         h, w = image_bgr.shape[:2]
-        scale = INPUT_SIDE / max(h, w)
+        scale = side / max(h, w)
         sw, sh = max(1, round(w * scale)), max(1, round(h * scale))
-        small = cv2.resize(image_bgr, (sw, sh), interpolation=cv2.INTER_AREA)
+        small = cv2.resize(image_bgr, (sw, sh), interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR)
         pw, ph = -sw % dn.ALIGN, -sh % dn.ALIGN
         if pw or ph:
             small = cv2.copyMakeBorder(small, 0, ph, 0, pw, cv2.BORDER_CONSTANT, value=(FILL, FILL, FILL))
@@ -80,10 +90,21 @@ class DieDetector:
             return self._net.forward()[0]
         return dn.forward_numpy(self.params, blob)[0]
 
+    def detect_at(self, image_bgr: np.ndarray, side: int, threshold: float = THRESHOLD) -> list[Detection]:
+        """Detections with the image's longer side at `side` pixels at the network input."""
+        blob, scale = self.input_for(image_bgr, side)
+        return decode(self.maps(blob), scale, threshold, image_bgr.shape[:2])
+
     def detect(self, image_bgr: np.ndarray, threshold: float = THRESHOLD) -> list[Detection]:
         """Every die whose centre score reaches `threshold`, most likely first."""
-        blob, scale = self.input_for(image_bgr)
-        return decode(self.maps(blob), scale, threshold, image_bgr.shape[:2])
+        found = self.detect_at(image_bgr, INPUT_SIDE, threshold)
+        to_input = INPUT_SIDE / max(image_bgr.shape[:2])
+        sure = [d.size * to_input for d in found if d.score >= THRESHOLD]
+        if sure and float(np.median(sure)) >= SMALL_DIE_PX:
+            return found
+        wanted = INPUT_SIDE * WANTED_DIE_PX / float(np.median(sure)) if sure else LARGEST_INPUT_SIDE
+        side = min(LARGEST_INPUT_SIDE, dn.ALIGN * math.ceil(wanted / dn.ALIGN))
+        return self.detect_at(image_bgr, side, threshold) if side > INPUT_SIDE else found
 
 
 def decode(maps: np.ndarray, scale: tuple[float, float], threshold: float, image_hw: tuple[int, int]) -> list[Detection]:
