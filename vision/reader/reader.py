@@ -64,33 +64,10 @@ def as_bgr(image: object) -> tuple[np.ndarray | None, str]:
 
 
 def classify(image: np.ndarray, found: list[Detection]) -> np.ndarray:
-    """N x 8 probabilities: 0 not a die, 1..6 values, 7 cocked."""
-    from vision.reader import classifier
+    """N x 8 probabilities: 0 not a die, 1..6 values, 7 cocked (see `classifier`)."""
+    from vision.reader.classifier import classify_dice
 
-    boxes = [(d.center, d.size, d.angle) for d in found]
-    if classifier.MODEL_PATH.exists():
-        return classifier.classify_dice(image, boxes)
-    return classify_v1(image, boxes)
-
-
-def classify_v1(image: np.ndarray, boxes: list) -> np.ndarray:
-    """The first reader's classifier, until the new one is trained (same classes)."""
-    from vision.reader.crops import normalised_crops
-    from vision.reader.net import DieClassifier
-
-    global _v1
-    if _v1 is None:
-        _v1 = DieClassifier()
-    if not boxes:
-        return np.zeros((0, 8), np.float32)
-    windows = normalised_crops(image, [(c[0], c[1], s, a) for c, s, a in boxes])
-    first = _v1.probabilities(windows)
-    turned = np.concatenate([np.rot90(windows, k, axes=(2, 3)) for k in (1, 2, 3)])
-    more = _v1.probabilities(turned).reshape(3, len(boxes), -1)
-    return (first + more.sum(axis=0)) / 4.0
-
-
-_v1 = None
+    return classify_dice(image, [(d.center, d.size, d.angle) for d in found])
 
 
 def read_dice(image: np.ndarray, expected: int | None = None) -> Reading:
