@@ -123,11 +123,11 @@ def export_input(data: bytes) -> Any:
 
     message = notify.parse_message(data)
     if message.type == notify.STARTED:
-        return UsbExportStarted()
+        return UsbExportStarted(message.device)
     if message.type == notify.DONE:
-        return UsbExportDone(message.games)
+        return UsbExportDone(message.games, message.device)
     if message.type == notify.FAILED:
-        return UsbExportFailed(message.message)
+        return UsbExportFailed(message.message, message.safe_to_remove, message.device)
     return None  # progress: the "exporting" screen stays
 
 
@@ -204,7 +204,8 @@ class Service:
         self.app: Appliance | None = None  # None while the state directory cannot be used
         self.storage_error = ""
         self._open_storage()
-        self.control = self._bind_control(control_socket or config.export.socket)
+        self.control_path = Path(control_socket or config.export.socket)
+        self.control = self._bind_control(str(self.control_path))
         self._next_watchdog = 0.0
         self._watchdog_every = sdnotify.watchdog_interval()
         self._status = ""
@@ -226,7 +227,7 @@ class Service:
             return False
         self.app = Appliance(self.log, self._prefs, game_defaults(self.config),
                              notices_for(self._problems, self.log), clock=self.scene_time,
-                             on_prefs=self._prefs_changed)
+                             on_prefs=self._prefs_changed, on_usb_request=self._request_usb_export)
         self._recorded = self._event_count()  # events of this game already reported
         self._recorded_game = self.app.session.game_id if self.app.session is not None else None
         return True
@@ -266,6 +267,13 @@ class Service:
         except OSError as error:  # no runtime directory (a development run): no USB messages
             log.warning("control socket %s unavailable (%s); USB export results will not be shown", path, error)
             return None
+
+    def _request_usb_export(self, device: str) -> None:
+        """The menu's "copy all": a request file beside the control socket starts the exporter
+        (cubilete-export-request.path); the service itself never mounts anything."""
+        from firmware.export.notify import request_export  # noqa: PLC0415
+
+        request_export(self.control_path.parent, device, all_games=True)
 
     def _prefs_changed(self, prefs: Prefs) -> None:
         self.presenter.set_language(prefs.language)
@@ -369,7 +377,7 @@ class Service:
             # with the log: start the machine afresh from the log, as after a restart.
             log.exception("the state machine failed on %r; resuming from the event log", type(data).__name__)
             self.app = Appliance(self.log, self.app.prefs, self.app.defaults, clock=self.scene_time,
-                                 on_prefs=self._prefs_changed)
+                                 on_prefs=self._prefs_changed, on_usb_request=self._request_usb_export)
         count = self._event_count()
         game_id = self.app.session.game_id if self.app.session is not None else None
         if game_id != self._recorded_game:

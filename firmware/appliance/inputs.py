@@ -77,17 +77,20 @@ class CameraBack:
 
 @dataclass(frozen=True)
 class UsbExportStarted:
-    pass
+    device: str = ""  # the stick's partition ("sda1"); the menu offers to copy every game to it
 
 
 @dataclass(frozen=True)
 class UsbExportDone:
     games: int = 0
+    device: str = ""
 
 
 @dataclass(frozen=True)
 class UsbExportFailed:
     message: str = ""
+    safe_to_remove: bool = True  # False: the stick could not be unmounted; it must not be pulled yet
+    device: str = ""
 
 
 @dataclass(frozen=True)

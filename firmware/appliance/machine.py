@@ -75,12 +75,15 @@ class Appliance:
     def __init__(self, eventlog: EventLog, prefs: Prefs | None = None,
                  defaults: GameDefaults = GameDefaults(), notices: tuple[MessageScreen, ...] = (),
                  clock: Callable[[], float] = time.monotonic,
-                 on_prefs: Callable[[Prefs], None] | None = None) -> None:
+                 on_prefs: Callable[[Prefs], None] | None = None,
+                 on_usb_request: Callable[[str], None] | None = None) -> None:
         self.log = eventlog
         self.prefs = prefs or Prefs()
         self.defaults = defaults
         self.clock = clock
         self.on_prefs = on_prefs
+        self.on_usb_request = on_usb_request  # asks the exporter to copy every game to a stick
+        self.usb_device: str | None = None  # the stick an export last went to, while it is usable
         self.now = clock()
         self.session: GameSession | None = None
         self.link: TrayLink | None = None
@@ -192,6 +195,23 @@ class Appliance:
         self.link = None
         self.deferred = None
 
+    @property
+    def can_request_usb_export(self) -> bool:
+        return self.usb_device is not None and self.on_usb_request is not None
+
+    def request_usb_export(self) -> None:
+        """The menu's "copy every game to the stick": the exporter does it and reports back."""
+        if self.usb_device is None or self.on_usb_request is None:
+            return
+        try:
+            self.on_usb_request(self.usb_device)
+        except (OSError, ValueError) as error:
+            log.error("could not ask for a USB export to %s: %s", self.usb_device, error)
+            self.flash(say("usb_request_failed"))
+            return
+        log.info("asked for an export of every game to %s", self.usb_device)
+        self.flash(say("usb_requested"))
+
     def set_prefs(self, prefs: Prefs) -> None:
         self.prefs = prefs
         if self.on_prefs is not None:
@@ -232,11 +252,15 @@ class Appliance:
             self.camera_ok = True
             self.camera_retry_s = None
         elif isinstance(event, UsbExportStarted):
+            self.usb_device = event.device or self.usb_device
             self._usb = _Overlay(usb_exporting_screen(), None)
         elif isinstance(event, UsbExportDone):
+            self.usb_device = event.device or self.usb_device
             self._usb = _Overlay(usb_done_screen(event.games), self.now + USB_DONE_S)
         elif isinstance(event, UsbExportFailed):
-            self._usb = _Overlay(usb_failed_screen(event.message[:60]), None)
+            # The stick may be gone or unusable; plugging it in again starts a new export.
+            self.usb_device = None
+            self._usb = _Overlay(usb_failed_screen(event.message[:60], event.safe_to_remove), None)
 
     def _tick(self, now: float) -> None:
         self.now = now

@@ -105,6 +105,8 @@ class MainMenu(ListMenu):
             items.insert(0, Item(say("resume"), action=lambda a: a.game_mode()))
         if any(g.ended_at for g in app.log.games()):
             items.append(Item(say("last_game"), action=lambda a: LastGame.load(a, back=self)))
+        if app.can_request_usb_export:
+            items.append(Item(say("usb_copy_all"), action=lambda a: a.request_usb_export()))
         items.append(Item(say("settings"), action=lambda a: SettingsMenu()))
         return items
 

@@ -225,7 +225,9 @@ def usb_done_screen(games: int) -> MessageScreen:
     return MessageScreen(T("usb_done"), (T("usb_games_exported", n=games), T("usb_safe_to_remove")), icon="usb")
 
 
-def usb_failed_screen(reason: str) -> MessageScreen:
+def usb_failed_screen(reason: str, safe_to_remove: bool = True) -> MessageScreen:
+    if not safe_to_remove:  # still mounted: pulling it now could damage what is on it
+        return MessageScreen(T("usb_failed"), (reason, T("usb_do_not_remove"), T("scores_kept")), icon="warning")
     return MessageScreen(T("usb_failed"), (reason, T("scores_kept")), icon="warning")
 
 

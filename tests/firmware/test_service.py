@@ -127,6 +127,17 @@ def test_usb_export_results_reach_the_screen(tmp_path: Path) -> None:
     service.shutdown()
 
 
+def test_the_menu_export_request_lands_beside_the_control_socket(tmp_path: Path) -> None:
+    service = make_service(tmp_path, FakeTracker(), [], frames=100)
+    service.step()
+    assert notify.send(tmp_path / "control.sock", notify.done("sda1", 4, 1000))
+    service.step()
+    service.app.request_usb_export()
+    request = notify.take_request(tmp_path)
+    assert request == notify.ExportRequest("sda1", all_games=True)
+    service.shutdown()
+
+
 def test_a_camera_that_fails_is_shown_and_retried(tmp_path: Path) -> None:
     fake = FakeCamera([np.zeros((48, 64, 3), np.uint8)], loop=True)
     camera = ResilientCamera(lambda: fake, backoff=Backoff(initial=0.0, maximum=0.0))

@@ -270,6 +270,32 @@ def test_usb_export_messages(tmp_path: Path) -> None:
     assert isinstance(app.screen(), MenuScreen)
 
 
+def test_a_stick_that_could_not_be_unmounted_is_not_called_safe_to_remove(tmp_path: Path) -> None:
+    app = new_app(tmp_path)
+    app.handle(UsbExportFailed("could not unmount", safe_to_remove=False, device="sda1"))
+    lines = app.screen().lines
+    assert T("usb_do_not_remove") in lines and T("usb_safe_to_remove") not in lines
+
+
+def test_the_menu_copies_every_game_to_the_stick_last_exported_to(tmp_path: Path) -> None:
+    asked: list[str] = []
+    app = new_app(tmp_path)
+    app.on_usb_request = asked.append
+    assert "Copy all to USB" not in [text(i.label) for i in app.screen().items]  # no stick seen yet
+    app.handle(UsbExportDone(2, device="sdb1"))
+    press(app, "ok")  # clears the "safe to remove" message
+    items = [text(i.label) for i in app.screen().items]
+    assert "Copy all to USB" in items
+    for _ in range(items.index("Copy all to USB")):
+        press(app, "next")
+    press(app, "ok")
+    assert asked == ["sdb1"]
+    assert text(app.screen().hint) == "Copy requested"
+    app.handle(UsbExportFailed("the stick is gone", device="sdb1"))
+    press(app, "ok")
+    assert "Copy all to USB" not in [text(i.label) for i in app.screen().items]
+
+
 def test_game_over_shows_winner_and_settlement_then_closes(tmp_path: Path) -> None:
     app = new_app(tmp_path, stake_per_point=0.5, currency="$")
     press(app, "ok")

@@ -111,6 +111,7 @@ CASES = {
     "usb_done_en": (usb_done_screen(3), "en"),
     "usb_done_one_es": (usb_done_screen(1), "es"),
     "usb_failed_en": (usb_failed_screen("the stick is read-only"), "en"),
+    "usb_failed_still_mounted_es": (usb_failed_screen("no se pudo desmontar", safe_to_remove=False), "es"),
     "stopped_es": (stopped_screen(), "es"),
     "stopped_en": (stopped_screen(), "en"),
     "config_problem_en": (MessageScreen(T("config_problem"), ("buttons.pin_ok: 2 is not a BCM GPIO number from 4 to 27",
