@@ -27,8 +27,8 @@ from typing import Any, Callable
 
 from firmware import sdnotify
 from firmware.appliance import (
-    Appliance, CameraBack, CameraLost, GameDefaults, MotionSeen, Prefs, Press, ReadingUnstable, ThrowSeen, Tick,
-    TrayCleared, UsbExportDone, UsbExportFailed, UsbExportStarted,
+    Appliance, CameraBack, CameraLost, GameDefaults, MotionSeen, ObjectOnTray, Prefs, Press, ReadingUnstable,
+    ThrowSeen, Tick, TrayCleared, UsbExportDone, UsbExportFailed, UsbExportStarted,
 )
 from firmware.appliance.texts import say
 from firmware.config import Config, ConfigProblem
@@ -109,7 +109,7 @@ def translate(event: Any, jpeg_quality: int) -> Any:
     if isinstance(event, te.MotionStarted):
         return MotionSeen(event.t)
     if isinstance(event, te.ForeignObject):
-        return None if event.still else MotionSeen(event.t, "hand")
+        return ObjectOnTray(event.t) if event.still else MotionSeen(event.t, "hand")
     if isinstance(event, (te.TrayEmpty, te.DiceRemoved)):
         return TrayCleared(event.t)
     if isinstance(event, te.ReadingUnstable):

@@ -9,12 +9,12 @@ what is on screen, so a restart lands where it was.
 """
 
 from firmware.appliance.inputs import (
-    CameraBack, CameraLost, Input, MotionSeen, Press, ReadingUnstable, ThrowSeen, Tick, TrayCleared,
+    CameraBack, CameraLost, Input, MotionSeen, ObjectOnTray, Press, ReadingUnstable, ThrowSeen, Tick, TrayCleared,
     UsbExportDone, UsbExportFailed, UsbExportStarted,
 )
 from firmware.appliance.machine import Appliance, GameDefaults, Prefs
 
 __all__ = [
     "Appliance", "GameDefaults", "Prefs", "Input", "Press", "ThrowSeen", "MotionSeen", "TrayCleared",
-    "ReadingUnstable", "CameraLost", "CameraBack", "UsbExportStarted", "UsbExportDone", "UsbExportFailed", "Tick",
+    "ObjectOnTray", "ReadingUnstable", "CameraLost", "CameraBack", "UsbExportStarted", "UsbExportDone", "UsbExportFailed", "Tick",
 ]

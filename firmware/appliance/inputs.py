@@ -57,6 +57,14 @@ class TrayCleared:
 
 
 @dataclass(frozen=True)
+class ObjectOnTray:
+    """Something that is not a die lies still in the tray (a glass, a phone, the cup upside
+    down): no throw can settle until it is taken away or the tracker makes it part of the tray."""
+
+    t: float = 0.0
+
+
+@dataclass(frozen=True)
 class ReadingUnstable:
     """The dice are still but the reading keeps changing (glare, a die on its edge)."""
 
@@ -100,5 +108,5 @@ class Tick:
     now: float
 
 
-Input = Union[Press, ThrowSeen, MotionSeen, TrayCleared, ReadingUnstable, CameraLost, CameraBack,
+Input = Union[Press, ThrowSeen, MotionSeen, TrayCleared, ObjectOnTray, ReadingUnstable, CameraLost, CameraBack,
               UsbExportStarted, UsbExportDone, UsbExportFailed, Tick]

@@ -22,7 +22,7 @@ from typing import Any, Callable
 from engine import RuleError
 from firmware.appliance import corrections, menus, play
 from firmware.appliance.inputs import (
-    CameraBack, CameraLost, Input, MotionSeen, Press, ReadingUnstable, ThrowSeen, Tick, TrayCleared,
+    CameraBack, CameraLost, Input, MotionSeen, ObjectOnTray, Press, ReadingUnstable, ThrowSeen, Tick, TrayCleared,
     UsbExportDone, UsbExportFailed, UsbExportStarted,
 )
 from firmware.appliance.mode import Mode
@@ -41,6 +41,8 @@ FLASH_S = 3.0
 # tracker reports nothing then) or the tracker lost the throw; buttons record again.
 BUSY_TIMEOUT_S = 3.0
 USB_DONE_S = 10.0
+# The tracker takes a still object into the tray picture after about this long.
+OBJECT_S = 10.0
 NOTICE_S = 30.0
 
 
@@ -239,6 +241,10 @@ class Appliance:
             self.watched = True
         elif isinstance(event, TrayCleared):
             self._busy_until = 0.0
+        elif isinstance(event, ObjectOnTray):
+            self._busy_until = 0.0  # nothing moves: the buttons may record again
+            if self.mode.in_game or self.mode.needs_camera:
+                self.flash(say("object_on_tray"), seconds=OBJECT_S)
         elif isinstance(event, ReadingUnstable):
             self._busy_until = 0.0  # the dice lie still; the reading is what wavers
             if self.mode.in_game or self.mode.needs_camera:

@@ -55,6 +55,7 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "die_cocked": ("Dado {die} montado: tírelo", "Die {die} cocked: rethrow"),
     "unreadable": ("No leo los dados", "Cannot read the dice"),
     "unread_object": ("Algo sin leer: revise", "Something unread: check"),
+    "object_on_tray": ("Quite el objeto", "Remove the object"),
     "unstable": ("Lectura inestable", "Reading unstable"),
     "moving": ("Espere: dados rodando", "Wait: dice rolling"),
     "confirm_first": ("Confirme el dado {die}", "Confirm die {die} first"),

@@ -6,10 +6,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from firmware.appliance import (
-    CameraBack, CameraLost, MotionSeen, Press, TrayCleared, UsbExportDone, UsbExportFailed,
+    CameraBack, CameraLost, MotionSeen, ObjectOnTray, Press, TrayCleared, UsbExportDone, UsbExportFailed,
     UsbExportStarted,
 )
 from firmware.appliance.machine import Appliance
+from firmware.appliance.texts import say
 from firmware.ui.screens import (
     ConfirmScreen, CorrectionScreen, GameOverScreen, MenuScreen, MessageScreen, Names, T, TurnScreen,
 )
@@ -254,6 +255,17 @@ def test_camera_lost_is_shown_and_the_game_goes_on(tmp_path: Path) -> None:
     app.handle(CameraBack())
     app.handle(seen([1, 1, 2, 2, 3]))
     assert app.session.state.turn.throw_number == 1
+
+
+def test_an_object_left_on_the_tray_is_shown_during_a_game(tmp_path: Path) -> None:
+    app = new_app(tmp_path)
+    start_game(app)
+    app.handle(MotionSeen())
+    app.handle(ObjectOnTray())
+    assert turn_screen(app).message == say("object_on_tray")
+    assert not app.busy  # nothing moves: the buttons work
+    later(app, 11.0)
+    assert turn_screen(app).message != say("object_on_tray")
 
 
 def test_usb_export_messages(tmp_path: Path) -> None:
