@@ -6,8 +6,8 @@ need by hand, so no `onnx` package is needed on the Pi. Field numbers follow onn
 (ModelProto, GraphProto, NodeProto, AttributeProto, TensorProto, ValueInfoProto).
 
 `GraphBuilder` assembles a graph from the ops our networks use (Conv with stride, padding
-and groups, Relu, Add, Concat, nearest Resize, Sigmoid, MaxPool); `classifier_onnx` is
-v1's die classifier. Only ops that OpenCV's classic and new dnn engines both run are used.
+and groups, Relu, Add, Concat, nearest Resize, Sigmoid, MaxPool). Only ops that OpenCV's
+classic and new dnn engines both run are used.
 """
 
 from __future__ import annotations
@@ -86,42 +86,6 @@ def _value_info(name: str, dims: list[int | str]) -> bytes:
     shape = b"".join(_bytes(1, _str(2, d) if isinstance(d, str) else _int(1, d)) for d in dims)
     tensor_type = _int(1, FLOAT) + _bytes(2, shape)
     return _str(1, name) + _bytes(2, _bytes(1, tensor_type))
-
-
-def classifier_onnx(params: dict[str, np.ndarray], conv_count: int, in_channels: int, crop_px: int) -> bytes:
-    """ONNX bytes computing the same logits as `net.logits` for N x C x H x W input."""
-    nodes: list[bytes] = []
-    initializers: list[bytes] = []
-    current = "x"
-    cin = in_channels
-    side = crop_px
-    for i in range(conv_count):
-        w = params[f"w{i}"]
-        cout = w.shape[1]
-        kernel = w.reshape(3, 3, cin, cout).transpose(3, 2, 0, 1)  # rows (dy, dx, c) -> OIHW
-        initializers += [_tensor(f"w{i}", kernel), _tensor(f"b{i}", params[f"b{i}"])]
-        nodes.append(_node("Conv", [current, f"w{i}", f"b{i}"], [f"c{i}"], f"conv{i}",
-                           [_attr_ints("kernel_shape", [3, 3]), _attr_ints("pads", [1, 1, 1, 1]),
-                            _attr_ints("strides", [1, 1])]))
-        nodes.append(_node("Relu", [f"c{i}"], [f"r{i}"], f"relu{i}"))
-        nodes.append(_node("MaxPool", [f"r{i}"], [f"p{i}"], f"pool{i}",
-                           [_attr_ints("kernel_shape", [2, 2]), _attr_ints("strides", [2, 2])]))
-        current = f"p{i}"
-        cin = cout
-        side //= 2
-    # numpy flattens channels last (h, w, c); ONNX Flatten of NCHW gives (c, h, w)
-    wh = params["wh"].reshape(side, side, cin, -1).transpose(2, 0, 1, 3).reshape(cin * side * side, -1)
-    initializers += [_tensor("wh", wh), _tensor("bh", params["bh"]), _tensor("wo", params["wo"]), _tensor("bo", params["bo"])]
-    nodes.append(_node("Flatten", [current], ["flat"], "flatten", [_attr_int("axis", 1)]))
-    nodes.append(_node("Gemm", ["flat", "wh", "bh"], ["hidden_pre"], "hidden"))
-    nodes.append(_node("Relu", ["hidden_pre"], ["hidden_out"], "hidden_relu"))
-    nodes.append(_node("Gemm", ["hidden_out", "wo", "bo"], ["logits"], "logits"))
-    graph = b"".join(_bytes(1, n) for n in nodes) + _str(2, "die_classifier")
-    graph += b"".join(_bytes(5, t) for t in initializers)
-    graph += _bytes(11, _value_info("x", ["N", in_channels, crop_px, crop_px]))
-    graph += _bytes(12, _value_info("logits", ["N", params["wo"].shape[1]]))
-    opset = _str(1, "") + _int(2, 13)
-    return _int(1, 7) + _str(2, "cubilete") + _bytes(7, graph) + _bytes(8, opset)
 
 
 class GraphBuilder:
