@@ -19,7 +19,15 @@ Matching predictions to labels, one to one: a predicted die can match a labelled
 its centre is within half the label box's side of the box centre; pairs are taken nearest
 first, each die used once. Predictions matched to dice labelled "ignore" count neither way.
 Unmatched labels are misses, unmatched predictions extras. A photo is exactly right when
-every labelled die is matched with the right value and there is no extra.
+every labelled die is matched with the right value and there is no extra. Per-die accuracy
+counts a matched die with the right value as right even when the reader reported it unsure;
+"right and sure" (the dice a device scores without asking) and "matched dice reported
+unsure" are printed beside it, and the calibration line counts only dice read as sure.
+
+Synthetic scenes are the issue's game scenes: `vision.synth.random_scene` defaults, 5 dice
+in a 640x480 image, top faces 40-90 px, die styles and colours drawn per die or as a
+matched set, touching allowed, tilted cameras; dice cocked or less than 60% visible are
+labelled "ignore".
 """
 
 from __future__ import annotations
@@ -36,7 +44,8 @@ MATCHING_HELP = (
     "label box's side of the box centre; pairs are taken nearest first, one to one; dice "
     "labelled ignore count neither way; unmatched labels are misses, unmatched predictions "
     "extras; a photo is exactly right when all its dice are matched with the right value "
-    "and nothing is extra"
+    "and nothing is extra; a die reported unsure counts by its value in the accuracy, and "
+    "the dice right and sure are printed beside it"
 )
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from vision.reader.evaluate import LabelledDie, load_manifest, match_photo, summarise
+from vision.reader.evaluate import LabelledDie, format_summary, load_manifest, match_photo, summarise
 from vision.reading import DieReading, Reading
 
 
@@ -55,3 +55,12 @@ def test_manifest_split_filter(tmp_path) -> None:
     path.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
     assert [p.image for p in load_manifest(path, "test")] == ["b.jpg"]
     assert load_manifest(path)[0].dice[0].value == 3
+
+
+def test_an_unsure_die_counts_by_its_value_and_is_reported_unsure_beside_it() -> None:
+    result = match_photo(LABELS, Reading((die(5, 20, 20, 0.6), die(3, 120, 20, 0.7))))
+    summary = summarise([result])
+    assert summary.right == 1 and summary.wrong == 1  # the unsure 5 is right, the unsure 3 wrong
+    assert summary.sure_right == 0 and summary.sure_wrong == 0  # neither was scored without asking
+    assert summary.unsure_dice == 2
+    assert "right and sure:       0/2" in format_summary(summary)

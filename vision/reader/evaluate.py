@@ -12,6 +12,13 @@ matched to a label marked `"ignore": true` counts neither way. A label with no p
 a miss; a prediction with no label is an extra; a matched pair is right when the values
 agree, else a wrong value. A photo is exactly right when every labelled die is matched with
 the right value and there is no extra.
+
+Unsure dice: per-die accuracy and exact photos count a die by its value alone, whether the
+reader was sure of it or not (an unsure die with the right value counts as right). How sure
+the reader was is reported beside it, never mixed in: "right and sure" counts the dice read
+right with confidence >= SURE_CONFIDENCE and not cocked (those a device scores without asking
+the players); "reported unsure" counts matched dice below that confidence or cocked, right or
+wrong; the calibration figure is the share of wrong values among the matched sure dice.
 """
 
 from __future__ import annotations
@@ -239,6 +246,8 @@ def format_summary(summary: BenchSummary, title: str = "") -> str:
         f"photos exactly right: {s.exact}/{s.photos} ({100 * s.exact_rate:.1f}%)",
         f"per-die accuracy:     {s.right}/{s.dice} ({100 * s.accuracy:.2f}%)",
         f"wrong values: {s.wrong}   misses: {s.misses}   extras: {s.extras}",
+        f"right and sure:       {s.sure_right}/{s.dice} ({100 * s.sure_right / max(s.dice, 1):.2f}%)"
+        " (right dice read with confidence >= 0.9 and not cocked: scored without asking)",
         "accuracy per face value: "
         + "  ".join(f"{v}: {r}/{t}" for v, (r, t) in sorted(s.per_value.items())),
         f"ms per photo: median {s.median_ms:.1f}  p95 {s.p95_ms:.1f}",
