@@ -10,7 +10,9 @@ Rules (sizes are die sides, from the readings):
 - held: same value, moved less than `held_distance` and turned less than `held_angle_deg`.
   A thrown die landing there by chance is practically impossible.
 - turned: the value is now 7 - v, close to where it was, nothing rolled into place there,
-  and no die was thrown in between (Cacho turns dice by hand after a throw has settled).
+  and no die was thrown in between (Cacho turns dice by hand after a throw has settled);
+  also when the flip itself was seen as tumbling, if the die stayed within `turn_distance`
+  and no other die was thrown.
 - thrown: no previous die nearby; or it rolled into place (free motion seen on it) where
   the previous die had been picked up (its place was seen empty).
 - ambiguous: anything else that moved, e.g. a die nudged by a hand or knocked by a rolling
@@ -35,6 +37,7 @@ class MoveConfig:
     held_distance: float = 0.15  # die sides (at least `held_min_px`)
     held_min_px: float = 3.0
     held_angle_deg: float = 10.0
+    turn_distance: float = 0.5  # die sides: a die turned over by hand stays about where it was
 
 
 @dataclass(frozen=True)
@@ -98,8 +101,8 @@ def classify_moves(previous: Sequence[DieReading], current: Sequence[DieReading]
     evidence = evidence or MoveEvidence.none(len(current), len(previous))
     matched = match_dice(previous, current, config.match_radius)
     stayed = [j is not None and _stayed(previous[j], current[i], config) for i, j in enumerate(matched)]
-    thrown_somewhere = any(
-        j is None or (evidence.tumbled[i] and not stayed[i]) for i, j in enumerate(matched))
+    throws = [j is None or (evidence.tumbled[i] and not stayed[i]) for i, j in enumerate(matched)]
+    thrown_somewhere = any(throws)
     moved: list[str] = []
     for i, j in enumerate(matched):
         now = current[i]
@@ -107,6 +110,11 @@ def classify_moves(previous: Sequence[DieReading], current: Sequence[DieReading]
             moved.append(THROWN)
         elif stayed[i]:
             moved.append(HELD)
+        elif evidence.tumbled[i] and _turned_in_place(previous[j], now, config) and not any(
+                thrown for k, thrown in enumerate(throws) if k != i):
+            # A die flipped over by hand tumbles and leaves its place for a moment too; one
+            # die showing 7 - v where it lay, and nothing else thrown, is a turn (confirmed).
+            moved.append(TURNED)
         elif evidence.tumbled[i]:
             moved.append(THROWN if evidence.vacated[j] else AMBIGUOUS)
         elif now.value == 7 - previous[j].value:
@@ -118,6 +126,10 @@ def classify_moves(previous: Sequence[DieReading], current: Sequence[DieReading]
     taken = {j for j in matched if j is not None}
     missing = tuple(j for j in range(len(previous)) if j not in taken)
     return DiceMoves(tuple(moved), tuple(matched), missing)
+
+
+def _turned_in_place(before: DieReading, now: DieReading, config: MoveConfig) -> bool:
+    return now.value == 7 - before.value and _distance(now, before) <= config.turn_distance * _size(now, before)
 
 
 def _stayed(before: DieReading, now: DieReading, config: MoveConfig) -> bool:
