@@ -68,6 +68,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--threads", type=int, default=1, help="OpenCV threads (default 1)")
     parser.add_argument("--detection", action="store_true", help="run only the detector: recall and precision of die centres")
     parser.add_argument("--debug-dir", type=Path, help="write an annotated PNG of every photo with an error here")
+    parser.add_argument("--classifier", type=Path, metavar="MODEL",
+                        help="read values with this trained model file instead of the reader's own "
+                             "(to compare models made by scripts/train_classifier.py)")
     parser.set_defaults(handler=run)
 
 
@@ -75,6 +78,14 @@ def run(args: argparse.Namespace) -> int:
     import cv2
 
     cv2.setNumThreads(args.threads)
+    if args.classifier is not None:
+        from vision.reader.classifier import use_model
+
+        try:
+            use_model(args.classifier)
+        except (OSError, ValueError, KeyError) as error:
+            print(f"cubilete bench vision: cannot load the model {args.classifier}: {error}", file=sys.stderr)
+            return 2
     if args.debug_dir is not None:
         try:
             args.debug_dir.mkdir(parents=True, exist_ok=True)

@@ -79,3 +79,19 @@ def test_bench_vision_prints_the_figures(scene_file: Path, tmp_path: Path, capsy
 def test_bench_vision_missing_manifest_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["bench", "vision", "--manifest", str(tmp_path / "none.jsonl")]) == 2
     assert len(capsys.readouterr().err.strip().splitlines()) == 1
+
+
+def test_bench_vision_can_compare_another_classifier_model(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from vision import synth
+    from vision.reader.classifier import MODEL_PATH
+
+    manifest = synth.write_manifest(tmp_path, n=2, seed=5)
+    assert main(["bench", "vision", "--manifest", str(manifest), "--json"]) == 0
+    own = json.loads(capsys.readouterr().out)
+    assert main(["bench", "vision", "--manifest", str(manifest), "--json", "--classifier", str(MODEL_PATH)]) == 0
+    assert json.loads(capsys.readouterr().out)["accuracy"] == own["accuracy"]
+    broken = tmp_path / "broken.npz"
+    broken.write_bytes(b"not a model")
+    assert main(["bench", "vision", "--manifest", str(manifest), "--classifier", str(broken)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "broken.npz" in err[0]

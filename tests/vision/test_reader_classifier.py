@@ -115,7 +115,25 @@ def test_dnn_graph_matches_numpy_forward() -> None:
     assert net.uses_dnn, "OpenCV could not load the generated ONNX graph"
     side = net.geometry.window_px
     x = np.random.default_rng(1).standard_normal((4, CHANNELS, side, side)).astype(np.float32)
-    np.testing.assert_allclose(net.logits(x), forward(net.layers, net.weights, x), rtol=1e-3, atol=1e-3)
+    members = np.mean([forward(layers, weights, x) for layers, weights in net.members], axis=0)
+    np.testing.assert_allclose(net.logits(x), members, rtol=1e-3, atol=1e-3)
+
+
+def test_a_model_file_of_members_averages_their_logits(tmp_path) -> None:
+    one = classifier.value_net()
+    layers, weights = one.members[0]
+    last_bias = f"l{len(layers) - 1}_b"
+    shifted = {**weights, last_bias: weights[last_bias] + 2.0}  # the same network, every logit 2 higher
+    layers, arrays = classifier.member_arrays([one.members[0], (layers, shifted)])
+    with np.load(classifier.MODEL_PATH) as data:
+        meta = {k: data[k] for k in ("meta_temperature", "meta_window", "meta_notes")}
+    np.savez(tmp_path / "twice.npz", meta_layers=np.array(layers), **meta, **arrays)
+    twice = classifier.ValueNet(tmp_path / "twice.npz")
+    assert len(twice.members) == 2
+    side = one.geometry.window_px
+    x = np.random.default_rng(3).standard_normal((2, CHANNELS, side, side)).astype(np.float32)
+    first = forward(*one.members[0], x)
+    np.testing.assert_allclose(twice.logits(x), first + 1.0, rtol=1e-3, atol=1e-3)
 
 
 def test_graph_with_strided_and_grouped_convolutions() -> None:

@@ -10,10 +10,10 @@ dnn and returns calibrated probabilities over eight classes:
 A value is read from the face only: side faces seen in oblique views and neighbours' pips
 near the window's edge are trained to be ignored. Windows whose reading is not clear are
 read again at the other three quarter turns and the answers averaged (`tta="auto"`).
-The probabilities are divided by a temperature fitted on photos the network never trained
-on, so that a value confidence (`value_confidence`) of 0.9 is right about 9 times in 10 or
-more. The network, its weights and that temperature are in `die_values.npz`, made by
-`scripts/train_classifier.py`.
+The model file `die_values.npz`, made by `scripts/train_classifier.py`, holds one or more
+members (the same network trained from different seeds, logits averaged) and a temperature
+that divides the logits, fitted on photos the networks never trained on, so that a value
+confidence (`value_confidence`) of 0.9 is right about 9 times in 10 or more.
 """
 
 from __future__ import annotations
@@ -38,21 +38,26 @@ DieBox = tuple[tuple[float, float], float, float | None]  # (centre x, y), top-f
 
 
 class ValueNet:
-    """The trained network, loaded once: `logits(channels)` for N x CHANNELS x W x W windows
-    cut with `geometry`."""
+    """The trained networks of a model file, loaded once: `logits(channels)` for
+    N x CHANNELS x W x W windows cut with `geometry`. A file may hold several members, the
+    same network trained from different seeds; their logits are averaged (members disagree
+    mostly where a window is hard, which makes the average both righter and less sure
+    there)."""
 
     def __init__(self, path: Path = MODEL_PATH) -> None:
         with np.load(path) as data:
-            self.layers = json.loads(str(data["meta_layers"]))
+            layers = json.loads(str(data["meta_layers"]))
             self.temperature = float(data["meta_temperature"])
-            self.weights = {k: data[k].astype(np.float32) for k in data.files if not k.startswith("meta_")}
+            weights = {k: data[k].astype(np.float32) for k in data.files if not k.startswith("meta_")}
             channels, window_px, die_px = (float(v) for v in data["meta_window"])
         if channels != CHANNELS:
             raise ValueError(f"{path} was trained on {channels:.0f} channels, the code makes {CHANNELS}")
         self.geometry = Geometry(int(window_px), die_px)
+        self.members = members_of(layers, weights)
         try:
-            graph = network_onnx(self.layers, self.weights, CHANNELS, self.geometry.window_px)
-            self._dnn = cv2.dnn.readNetFromONNX(np.frombuffer(graph, np.uint8))
+            self._dnn = [cv2.dnn.readNetFromONNX(np.frombuffer(
+                network_onnx(m_layers, m_weights, CHANNELS, self.geometry.window_px), np.uint8))
+                for m_layers, m_weights in self.members]
         except cv2.error:  # an OpenCV built without dnn's ONNX reader: numpy gives the same answer, slower
             self._dnn = None
 
@@ -64,20 +69,48 @@ class ValueNet:
         if len(channels) == 0:
             return np.zeros((0, len(CLASS_NAMES)), np.float32)
         if self._dnn is None:
-            return forward(self.layers, self.weights, channels)
-        self._dnn.setInput(np.ascontiguousarray(channels, dtype=np.float32))
-        return self._dnn.forward().reshape(len(channels), -1)
+            return np.mean([forward(layers, weights, channels) for layers, weights in self.members], axis=0)
+        x = np.ascontiguousarray(channels, dtype=np.float32)
+        total = np.zeros((len(channels), len(CLASS_NAMES)), np.float32)
+        for dnn in self._dnn:
+            dnn.setInput(x)
+            total += dnn.forward().reshape(len(channels), -1)
+        return total / len(self._dnn)
+
+
+Member = tuple[list[dict], dict[str, np.ndarray]]  # a network's layer list and its weights
+
+
+def members_of(layers: list, weights: dict[str, np.ndarray]) -> list[Member]:
+    """The networks of a model file: `meta_layers` is one layer list, or a list of them with
+    member k's weights named `m{k}_...`."""
+    if layers and isinstance(layers[0], dict):
+        return [(layers, weights)]
+    return [(member, {k[len(f"m{i}_"):]: v for k, v in weights.items() if k.startswith(f"m{i}_")})
+            for i, member in enumerate(layers)]
+
+
+def member_arrays(members: Sequence[Member]) -> tuple[str, dict[str, np.ndarray]]:
+    """`meta_layers` JSON and the weight arrays of a model file holding these members."""
+    arrays = {f"m{i}_{k}": v for i, (_, weights) in enumerate(members) for k, v in weights.items()}
+    return json.dumps([layers for layers, _ in members]), arrays
 
 
 _net: ValueNet | None = None
 
 
 def value_net() -> ValueNet:
-    """The network of MODEL_PATH, loaded once per process."""
+    """The network of MODEL_PATH (or of `use_model`), loaded once per process."""
     global _net
     if _net is None:
         _net = ValueNet()
     return _net
+
+
+def use_model(path: Path) -> None:
+    """Read with the model file at `path` from now on (to compare trained models)."""
+    global _net
+    _net = ValueNet(path)
 
 
 def softmax(z: np.ndarray) -> np.ndarray:

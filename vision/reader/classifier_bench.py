@@ -165,7 +165,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     cv2.setNumThreads(1)
     if args.model != MODEL_PATH:
-        classifier._net = classifier.ValueNet(args.model)
+        classifier.use_model(args.model)
     tta = {"auto": "auto", "always": True, "never": False}[args.tta]
     if args.synthetic:
         tally = measure_synthetic(args.synthetic, args.seed, tta)
