@@ -240,7 +240,7 @@ def sample_windows(scene: Scene, rng: np.random.Generator, per_die: int, negativ
         count = int(negatives_per_die) + (rng.random() < negatives_per_die % 1)
         for _ in range(count):
             kind = rng.random()
-            if kind < 0.55:  # beside the die: half on it, or on its neighbour's edge
+            if kind < 0.45:  # beside the die: half on it, or on its neighbour's edge
                 for _ in range(10):
                     r = rng.uniform(0.5, 1.1) * die.size
                     t = rng.uniform(0, 2 * math.pi)
@@ -248,7 +248,13 @@ def sample_windows(scene: Scene, rng: np.random.Generator, per_die: int, negativ
                     if far_from_dice(x, y, dice):
                         negative(x, y, die.size * rng.uniform(0.8, 1.25))
                         break
-            elif kind < 0.8:  # pip-sized, on the die
+            elif kind < 0.7:  # side-sized, across the die's edge: a side face seen in an oblique view
+                r = rng.uniform(0.55, 0.95) * die.size
+                t = rng.uniform(0, 2 * math.pi)
+                x, y = die.x + r * math.cos(t), die.y + r * math.sin(t)
+                if far_from_dice(x, y, dice):
+                    negative(x, y, die.size * rng.uniform(0.3, 0.65))
+            elif kind < 0.85:  # pip-sized, on the die
                 r = rng.uniform(0, 0.35) * die.size
                 t = rng.uniform(0, 2 * math.pi)
                 negative(die.x + r * math.cos(t), die.y + r * math.sin(t), die.size * rng.uniform(0.25, 0.55))
@@ -263,4 +269,28 @@ def sample_windows(scene: Scene, rng: np.random.Generator, per_die: int, negativ
             if far_from_dice(x, y, dice, 0.6):
                 negative(x, y, size)
                 break
+    return windows, classes
+
+
+def mined_windows(scene: Scene, rng: np.random.Generator, detections, degrade: float = 0.4,
+                  geometry: Geometry = DEFAULT) -> tuple[list[np.ndarray], list[int]]:
+    """Windows where the reader's own detector looks: each detection (centre, size, angle)
+    whose centre is within half an edge of a labelled die becomes a window of that die's class
+    cut at the detector's box (unless its size is far off); each detection far from every die becomes a "not a die" window,
+    twice (these are the false detections the classifier must veto: side faces, pips of a
+    die's flank, reflections). Detections on dice labelled IGNORE are left out."""
+    image = scene.image()
+    windows: list[np.ndarray] = []
+    classes: list[int] = []
+    for found in detections:
+        (x, y), size, angle = found.center, found.size, found.angle
+        nearest = min(scene.dice, key=lambda d: math.hypot(x - d.x, y - d.y), default=None)
+        if nearest is not None and math.hypot(x - nearest.x, y - nearest.y) < 0.5 * nearest.size:
+            if nearest.label != IGNORE and 0.7 < size / nearest.size < 1.4:
+                windows.append(cut_window(image, x, y, size, angle, rng, degrade, geometry))
+                classes.append(nearest.label)
+            continue
+        for _ in range(2):
+            windows.append(cut_window(image, x, y, size, angle + 90 * int(rng.integers(4)), rng, degrade, geometry))
+            classes.append(NOT_A_DIE)
     return windows, classes

@@ -1,28 +1,37 @@
 """Train the die-value classifier (`vision/reader/die_values.npz`) with PyTorch.
 
     .venv/bin/python -m pip install -e '.[train]'      # torch, for training only
-    .venv/bin/python scripts/train_classifier.py [--photos ../shared/data/dice-photos/nell-byler]
-        [--synthetic 4000] [--epochs 24] [--seed 1] [--threads 1] [--work /tmp/cubilete-classifier]
-        [--out vision/reader/die_values.npz]
+    .venv/bin/python scripts/train_classifier.py --net-seed 1 --out /tmp/member1.npz
+    .venv/bin/python scripts/train_classifier.py --net-seed 2 --out /tmp/member2.npz
+    .venv/bin/python scripts/train_classifier.py --combine /tmp/member1.npz /tmp/member2.npz
+
+makes the shipped model: two members trained on the same data (the two runs can go side by
+side, one per core; the scenes and windows are cached under `--work`, default
+/tmp/cubilete-classifier), then put in one file whose logits are their average, with the
+temperature fitted again. Options: [--photos ../shared/data/dice-photos/nell-byler]
+[--synthetic 4000] [--marbled 4000] [--game 3000] [--mine 1] [--widths 24,48,96]
+[--hidden 128] [--window 40] [--die 30] [--epochs 24] [--seed 1] [--threads 1]
+[--out vision/reader/die_values.npz].
 
 Data (see `scripts/classifier_data.py`); nothing of a manifest's `test` split is ever read:
   * the `train` split of the photo manifest, split by photo: 80% to fit, 20% held out to
     measure and to fit the softmax temperature;
-  * `--synthetic` scenes rendered by `vision.synth` with widely drawn options (cached under
-    `--work`), plus 10% more held out.
+  * synthetic scenes rendered by `vision.synth`: `--synthetic` drawn from wide options,
+    `--marbled` the same with marbled dice only, `--game` like the game scenes of
+    `random_scene`; plus held-out wide and game scenes;
+  * with `--mine 1`, windows where the shipped detector (`vision.reader.detector`) finds
+    something in the fitting scenes: its false detections as "not a die", its boxes of
+    labelled dice as those dice.
 Windows are cut the way the reader cuts them (`vision.reader.windows`), with the detector's
 errors simulated (centre off by up to 20% of the edge, size x0.8..1.25, angle +-15 degrees,
 15% at any angle), worse cameras simulated (die shrunk to 14..40 px and re-JPEGed), and
 colours changed at every epoch (hue turned, channels swapped, inverted, gamma, contrast,
-noise, blur, glare). Network: three 3x3 conv + batch-norm + ReLU + max-pool stages
-(16, 32, 48 channels), a dense layer of 64, eight classes (not a die, 1..6, cocked); batch
-norm is folded into the convolutions at export. AdamW with a one-cycle schedule.
+noise, blur, glare). Network: 3x3 conv + batch-norm + ReLU + max-pool stages of `--widths`
+channels, a dense layer of `--hidden`, eight classes (not a die, 1..6, cocked); batch norm
+is folded into the convolutions at export. AdamW with a one-cycle schedule.
 The temperature that divides the logits is fitted (grid search) to the value probabilities
 of the held-out photos' dice, as `classify_dice` reads them (quarter-turn second looks).
 Deterministic for a given seed, data and thread count.
-
-Last full run: see the figures printed at the end (also in the final report of reader v2):
-  .venv/bin/python scripts/train_classifier.py --threads 2   took about N min on this 2-core machine.
 """
 
 from __future__ import annotations
@@ -48,8 +57,8 @@ from vision.reader.windows import CHANNELS, Geometry, window_channels  # noqa: E
 
 DEFAULT_PHOTOS = ROOT.parent / "shared" / "data" / "dice-photos" / "nell-byler"
 CLASSES = len(classifier.CLASS_NAMES)
-CONV_WIDTHS = (16, 32, 48, 64)
-HIDDEN = 96
+CONV_WIDTHS = (24, 48, 96)  # replaced by --widths
+HIDDEN = 128  # replaced by --hidden
 GEOMETRY = Geometry(40, 30.0)  # replaced by --window / --die
 
 
@@ -72,6 +81,21 @@ def build_windows(scenes: list[data.Scene], passes: int, seed: int, **options) -
     if not windows:
         side = GEOMETRY.window_px
         return np.zeros((0, side, side, 3), np.uint8), np.zeros(0, np.int64)
+    return np.stack(windows), np.asarray(classes, np.int64)
+
+
+def mined(scenes: list[data.Scene], seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """Windows at the shipped detector's detections of these scenes (`data.mined_windows`)."""
+    from vision.reader.detector import detect
+    from vision.reader.reader import CANDIDATE_SCORE
+
+    rng = np.random.default_rng(seed)
+    windows: list[np.ndarray] = []
+    classes: list[int] = []
+    for scene in scenes:
+        w, c = data.mined_windows(scene, rng, detect(scene.image(), CANDIDATE_SCORE), geometry=GEOMETRY)
+        windows += w
+        classes += c
     return np.stack(windows), np.asarray(classes, np.int64)
 
 
@@ -232,10 +256,24 @@ def export(model) -> tuple[list[dict], dict[str, np.ndarray]]:
     return layers, weights
 
 
-def save_model(path: Path, layers: list[dict], weights: dict[str, np.ndarray], temperature: float, notes: dict) -> None:
-    arrays = {k: v.astype(np.float16) for k, v in weights.items()}
-    np.savez_compressed(path, meta_layers=np.array(json.dumps(layers)), meta_temperature=np.array(temperature),
-                        meta_window=np.array([CHANNELS, GEOMETRY.window_px, GEOMETRY.die_px]), meta_notes=np.array(json.dumps(notes)), **arrays)
+def save_model(path: Path, members: list[classifier.Member], temperature: float, notes: dict) -> None:
+    layers, arrays = classifier.member_arrays(members)
+    np.savez_compressed(path, meta_layers=np.array(layers), meta_temperature=np.array(temperature),
+                        meta_window=np.array([CHANNELS, GEOMETRY.window_px, GEOMETRY.die_px]),
+                        meta_notes=np.array(json.dumps(notes)), **{k: v.astype(np.float16) for k, v in arrays.items()})
+
+
+def load_members(paths: list[Path]) -> tuple[list[classifier.Member], list[dict]]:
+    """The networks and notes of trained model files, checked to share one window geometry."""
+    members, notes = [], []
+    for path in paths:
+        net = classifier.ValueNet(path)
+        if net.geometry != GEOMETRY:
+            raise SystemExit(f"{path} cuts windows as {net.geometry}, not {GEOMETRY} (give --window and --die)")
+        members += net.members
+        with np.load(path) as f:
+            notes.append(json.loads(str(f["meta_notes"])))
+    return members, notes
 
 
 def to_channels(batch_bgr: np.ndarray):
@@ -353,14 +391,24 @@ def report(name: str, probabilities: np.ndarray, y: np.ndarray) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
+    global GEOMETRY, CONV_WIDTHS, HIDDEN
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--photos", type=Path, default=DEFAULT_PHOTOS)
     parser.add_argument("--synthetic", type=int, default=4000, help="scenes drawn from wide options")
-    parser.add_argument("--marbled", type=int, default=1500, help="more scenes, marbled dice only")
-    parser.add_argument("--game", type=int, default=1000, help="more scenes like the game scenes of random_scene")
+    parser.add_argument("--marbled", type=int, default=4000, help="more scenes, marbled dice only")
+    parser.add_argument("--game", type=int, default=3000, help="more scenes like the game scenes of random_scene")
+    parser.add_argument("--widths", default=",".join(map(str, CONV_WIDTHS)),
+                        help="channels of the conv stages, comma-separated (each halves the window)")
+    parser.add_argument("--hidden", type=int, default=HIDDEN, help="units of the dense layer")
+    parser.add_argument("--mine", type=int, default=1, choices=(0, 1),
+                        help="1: add windows at the shipped detector's detections of the fitting scenes")
     parser.add_argument("--epochs", type=int, default=24)
     parser.add_argument("--per-epoch", type=int, default=60000, help="windows seen per epoch")
-    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--seed", type=int, default=1, help="seed of the data: scenes, windows, held-out photos")
+    parser.add_argument("--net-seed", type=int, help="seed of the network's training (default: --seed)")
+    parser.add_argument("--combine", type=Path, nargs="+", metavar="MODEL",
+                        help="train nothing: put these trained models (same data seed) in one file as members "
+                             "whose logits are averaged, and fit its temperature")
     parser.add_argument("--window", type=int, default=GEOMETRY.window_px, help="window side, px")
     parser.add_argument("--die", type=float, default=GEOMETRY.die_px, help="top-face edge in the window, px")
     parser.add_argument("--threads", type=int, default=1)
@@ -370,8 +418,9 @@ def main(argv: list[str] | None = None) -> int:
 
     import torch
 
-    global GEOMETRY
     GEOMETRY = Geometry(args.window, args.die)
+    CONV_WIDTHS = tuple(int(w) for w in args.widths.split(","))
+    HIDDEN = args.hidden
     torch.set_num_threads(args.threads)
     cv2.setNumThreads(1)
     started = time.time()
@@ -389,14 +438,27 @@ def main(argv: list[str] | None = None) -> int:
     log(f"photos: {len(fit_photos)} to fit, {len(held_photos)} held out; synthetic: {len(synth)} + {len(held_synth)} "
         f"+ {len(held_game)} held out ({time.time() - started:.0f} s)")
 
-    key = f"{args.photos}|{args.seed}|{args.synthetic}|{args.marbled}|{args.game}|{GEOMETRY}|v2"
+    hx_real, hy_real, ho_real = held_out_windows(held_photos, args.seed + 2)
+    hx_syn, hy_syn, _ = held_out_windows(held_synth, args.seed + 3)
+    hx_game, hy_game, ho_game = held_out_windows(held_game, args.seed + 4)
+    held_out = {"real": (hx_real, hy_real, ho_real), "synthetic": (hx_syn, hy_syn), "game": (hx_game, hy_game, ho_game)}
+    if args.combine:
+        members, member_notes = load_members(args.combine)
+        notes = {"members": member_notes, "held_out_photos": [scene.name for scene in held_photos]}
+        return calibrate_and_save(args.out, members, held_out, notes, started)
+
+    key = f"{args.photos}|{args.seed}|{args.synthetic}|{args.marbled}|{args.game}|{GEOMETRY}|v3"
     x_real, y_real = cached(args.work, "real" + key, lambda: build_windows(
         fit_photos, 6, args.seed, per_die=4, negatives_per_die=1.5, background=6))
     x_syn, y_syn = cached(args.work, "synth" + key, lambda: build_windows(
         synth, 1, args.seed + 1, per_die=3, negatives_per_die=1.5, background=4))
-    hx_real, hy_real, ho_real = held_out_windows(held_photos, args.seed + 2)
-    hx_syn, hy_syn, _ = held_out_windows(held_synth, args.seed + 3)
-    hx_game, hy_game, ho_game = held_out_windows(held_game, args.seed + 4)
+    if args.mine:
+        xm_real, ym_real = cached(args.work, "mined real" + key, lambda: mined(fit_photos, args.seed + 5))
+        xm_syn, ym_syn = cached(args.work, "mined synth" + key, lambda: mined(synth, args.seed + 6))
+        log(f"at the detector's detections: {len(xm_real)} real windows ({int((ym_real == 0).sum())} not a die), "
+            f"{len(xm_syn)} synthetic ({int((ym_syn == 0).sum())} not a die)")
+        x_real, y_real = np.concatenate([x_real, xm_real]), np.concatenate([y_real, ym_real])
+        x_syn, y_syn = np.concatenate([x_syn, xm_syn]), np.concatenate([y_syn, ym_syn])
     log(f"windows: {len(x_real)} real + {len(x_syn)} synthetic to fit; held out {len(hx_real)} real, "
         f"{len(hx_syn)} synthetic ({time.time() - started:.0f} s)")
     x = np.concatenate([x_real, x_syn])
@@ -415,15 +477,28 @@ def main(argv: list[str] | None = None) -> int:
                 report(name, classifier.softmax(logits), hy)
         model.train()
 
-    model = train(x, y, real, args.epochs, args.per_epoch, args.seed, checks)
-    layers, weights = export(model)
-    save_model(args.out, layers, weights, 1.0, {})
-    net = classifier.ValueNet(args.out)
+    net_seed = args.seed if args.net_seed is None else args.net_seed
+    model = train(x, y, real, args.epochs, args.per_epoch, net_seed, checks)
+    notes = {"seed": args.seed, "net_seed": net_seed, "synthetic": args.synthetic, "marbled": args.marbled,
+             "game": args.game, "mine": args.mine, "widths": list(CONV_WIDTHS), "hidden": HIDDEN,
+             "window": [GEOMETRY.window_px, GEOMETRY.die_px], "epochs": args.epochs, "per_epoch": args.per_epoch,
+             "threads": args.threads, "held_out_photos": [scene.name for scene in held_photos]}
+    return calibrate_and_save(args.out, [export(model)], held_out, notes, started)
+
+
+def calibrate_and_save(out: Path, members: list[classifier.Member], held_out: dict, notes: dict, started: float) -> int:
+    """Fit the temperature of these members' averaged logits on the held-out photos, print
+    the held-out figures and write the model file."""
+    hx_real, hy_real, ho_real = held_out["real"]
+    hx_syn, hy_syn = held_out["synthetic"]
+    hx_game, hy_game, ho_game = held_out["game"]
+    save_model(out, members, 1.0, {})
+    net = classifier.ValueNet(out)
     turns_real = all_turn_logits(net, hx_real)
     turns_syn = all_turn_logits(net, hx_syn)
     turns_game = all_turn_logits(net, hx_game)
     temperature = fit_temperature(turns_real, hy_real)
-    log(f"temperature {temperature:.3f}")
+    log(f"{len(members)} member(s), temperature {temperature:.3f}")
     figures = {}
     for name, turns, hy in (("held-out photos (label boxes and jittered)", turns_real, hy_real),
                             ("held-out photos, label boxes only", turns_real[:, ho_real == 1], hy_real[ho_real == 1]),
@@ -431,11 +506,8 @@ def main(argv: list[str] | None = None) -> int:
                             ("held-out game scenes, label boxes only", turns_game[:, ho_game == 1], hy_game[ho_game == 1])):
         figures[name] = report(name, auto_probabilities(turns, temperature), hy)
     minutes = (time.time() - started) / 60
-    notes = {"seed": args.seed, "synthetic": args.synthetic, "marbled": args.marbled, "game": args.game, "epochs": args.epochs, "per_epoch": args.per_epoch,
-             "threads": args.threads, "minutes": round(minutes, 1), "figures": figures,
-             "held_out_photos": [scene.name for scene in held_photos]}
-    save_model(args.out, layers, weights, temperature, notes)
-    log(f"wrote {args.out} ({args.out.stat().st_size} bytes) in {minutes:.1f} min")
+    save_model(out, members, temperature, {**notes, "minutes": round(minutes, 1), "figures": figures})
+    log(f"wrote {out} ({out.stat().st_size} bytes) in {minutes:.1f} min")
     return 0
 
 
