@@ -26,7 +26,7 @@ Windows are cut the way the reader cuts them (`vision.reader.windows`), with the
 errors simulated (centre off by up to 20% of the edge, size x0.8..1.25, angle +-15 degrees,
 15% at any angle), worse cameras simulated (die shrunk to 14..40 px and re-JPEGed), and
 colours changed at every epoch (hue turned, channels swapped, inverted, gamma, contrast,
-noise, blur, glare). Network: 3x3 conv + batch-norm + ReLU + max-pool stages of `--widths`
+noise, blur, glare). Network: stages of `--convs` (3x3 conv + batch-norm + ReLU) and a max-pool, of `--widths`
 channels, a dense layer of `--hidden`, eight classes (not a die, 1..6, cocked); batch norm
 is folded into the convolutions at export. AdamW with a one-cycle schedule.
 The temperature that divides the logits is fitted (grid search) to the value probabilities
@@ -59,6 +59,7 @@ DEFAULT_PHOTOS = ROOT.parent / "shared" / "data" / "dice-photos" / "nell-byler"
 CLASSES = len(classifier.CLASS_NAMES)
 CONV_WIDTHS = (24, 48, 96)  # replaced by --widths
 HIDDEN = 128  # replaced by --hidden
+CONVS_PER_STAGE = 1  # replaced by --convs
 GEOMETRY = Geometry(40, 30.0)  # replaced by --window / --die
 
 
@@ -209,8 +210,10 @@ def make_model():
     layers: list = []
     cin = CHANNELS
     for cout in CONV_WIDTHS:
-        layers += [nn.Conv2d(cin, cout, 3, padding=1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(), nn.MaxPool2d(2)]
-        cin = cout
+        for _ in range(CONVS_PER_STAGE):
+            layers += [nn.Conv2d(cin, cout, 3, padding=1, bias=False), nn.BatchNorm2d(cout), nn.ReLU()]
+            cin = cout
+        layers.append(nn.MaxPool2d(2))
     side = GEOMETRY.window_px // 2 ** len(CONV_WIDTHS)
     layers += [nn.Flatten(), nn.Linear(cin * side * side, HIDDEN), nn.ReLU(), nn.Dropout(0.2), nn.Linear(HIDDEN, CLASSES)]
     return nn.Sequential(*layers)
@@ -391,7 +394,7 @@ def report(name: str, probabilities: np.ndarray, y: np.ndarray) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    global GEOMETRY, CONV_WIDTHS, HIDDEN
+    global GEOMETRY, CONV_WIDTHS, HIDDEN, CONVS_PER_STAGE
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--photos", type=Path, default=DEFAULT_PHOTOS)
     parser.add_argument("--synthetic", type=int, default=4000, help="scenes drawn from wide options")
@@ -400,6 +403,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--widths", default=",".join(map(str, CONV_WIDTHS)),
                         help="channels of the conv stages, comma-separated (each halves the window)")
     parser.add_argument("--hidden", type=int, default=HIDDEN, help="units of the dense layer")
+    parser.add_argument("--convs", type=int, default=CONVS_PER_STAGE, choices=(1, 2),
+                        help="3x3 convolutions per stage before its max-pool")
     parser.add_argument("--mine", type=int, default=1, choices=(0, 1),
                         help="1: add windows at the shipped detector's detections of the fitting scenes")
     parser.add_argument("--epochs", type=int, default=24)
@@ -421,6 +426,7 @@ def main(argv: list[str] | None = None) -> int:
     GEOMETRY = Geometry(args.window, args.die)
     CONV_WIDTHS = tuple(int(w) for w in args.widths.split(","))
     HIDDEN = args.hidden
+    CONVS_PER_STAGE = args.convs
     torch.set_num_threads(args.threads)
     cv2.setNumThreads(1)
     started = time.time()
@@ -480,7 +486,7 @@ def main(argv: list[str] | None = None) -> int:
     net_seed = args.seed if args.net_seed is None else args.net_seed
     model = train(x, y, real, args.epochs, args.per_epoch, net_seed, checks)
     notes = {"seed": args.seed, "net_seed": net_seed, "synthetic": args.synthetic, "marbled": args.marbled,
-             "game": args.game, "mine": args.mine, "widths": list(CONV_WIDTHS), "hidden": HIDDEN,
+             "game": args.game, "mine": args.mine, "widths": list(CONV_WIDTHS), "convs": CONVS_PER_STAGE, "hidden": HIDDEN,
              "window": [GEOMETRY.window_px, GEOMETRY.die_px], "epochs": args.epochs, "per_epoch": args.per_epoch,
              "threads": args.threads, "held_out_photos": [scene.name for scene in held_photos]}
     return calibrate_and_save(args.out, [export(model)], held_out, notes, started)
