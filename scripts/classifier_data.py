@@ -99,13 +99,14 @@ SCENE_KINDS = ("wide", "marbled", "game")
 
 def random_synthetic_spec(rng: np.random.Generator, kind: str = "wide"):
     """A SceneSpec: "wide" = drawn from a wide range of options (see the module doc);
-    "marbled" = the same with marbled dice only (the hardest to read); "game" = the game scenes
+    "marbled" = the same with marbled dice only (the hardest to read); "smoky" = the same with
+    dark see-through dice only (the pips of the hidden faces show); "game" = the game scenes
     of `random_scene`'s defaults (5 dice, 640x480, 40-90 px)."""
     from vision.synth import random_scene
 
     if kind == "game":
         return random_scene(rng)
-    styles = ("marbled",) if kind == "marbled" else ("opaque", "translucent", "marbled")
+    styles = (kind,) if kind in ("marbled", "smoky") else ("opaque", "translucent", "marbled")
 
     width, height = [(640, 480), (640, 640), (800, 600)][int(rng.integers(3))]
     for _ in range(20):

@@ -9,7 +9,7 @@ makes the shipped model: two members trained on the same data (the two runs can 
 side, one per core; the scenes and windows are cached under `--work`, default
 /tmp/cubilete-classifier), then put in one file whose logits are their average, with the
 temperature fitted again. Options: [--photos ../shared/data/dice-photos/nell-byler]
-[--synthetic 4000] [--marbled 4000] [--game 3000] [--mine 1] [--widths 24,48,96]
+[--synthetic 4000] [--marbled 4000] [--smoky 3000] [--game 3000] [--mine 1] [--widths 24,48,96]
 [--hidden 128] [--window 40] [--die 30] [--epochs 24] [--seed 1] [--threads 1]
 [--out vision/reader/die_values.npz].
 
@@ -17,7 +17,8 @@ Data (see `scripts/classifier_data.py`); nothing of a manifest's `test` split is
   * the `train` split of the photo manifest, split by photo: 80% to fit, 20% held out to
     measure and to fit the softmax temperature;
   * synthetic scenes rendered by `vision.synth`: `--synthetic` drawn from wide options,
-    `--marbled` the same with marbled dice only, `--game` like the game scenes of
+    `--marbled` the same with marbled dice only, `--smoky` with dark see-through dice only,
+    `--game` like the game scenes of
     `random_scene`; plus held-out wide and game scenes;
   * with `--mine 1`, windows where the shipped detector (`vision.reader.detector`) finds
     something in the fitting scenes: its false detections as "not a die", its boxes of
@@ -399,6 +400,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--photos", type=Path, default=DEFAULT_PHOTOS)
     parser.add_argument("--synthetic", type=int, default=4000, help="scenes drawn from wide options")
     parser.add_argument("--marbled", type=int, default=4000, help="more scenes, marbled dice only")
+    parser.add_argument("--smoky", type=int, default=3000, help="more scenes, dark see-through dice only")
     parser.add_argument("--game", type=int, default=3000, help="more scenes like the game scenes of random_scene")
     parser.add_argument("--widths", default=",".join(map(str, CONV_WIDTHS)),
                         help="channels of the conv stages, comma-separated (each halves the window)")
@@ -437,6 +439,8 @@ def main(argv: list[str] | None = None) -> int:
     synth = data.synthetic_scenes(args.synthetic, args.seed, args.work, log)
     if args.marbled:
         synth += data.synthetic_scenes(args.marbled, args.seed + 1, args.work, log, kind="marbled")
+    if args.smoky:
+        synth += data.synthetic_scenes(args.smoky, args.seed + 3, args.work, log, kind="smoky")
     if args.game:
         synth += data.synthetic_scenes(args.game, args.seed + 2, args.work, log, kind="game")
     held_synth = data.synthetic_scenes(max(1, args.synthetic // 10), args.seed + 1000, args.work, log)
@@ -453,7 +457,7 @@ def main(argv: list[str] | None = None) -> int:
         notes = {"members": member_notes, "held_out_photos": [scene.name for scene in held_photos]}
         return calibrate_and_save(args.out, members, held_out, notes, started)
 
-    key = f"{args.photos}|{args.seed}|{args.synthetic}|{args.marbled}|{args.game}|{GEOMETRY}|v3"
+    key = f"{args.photos}|{args.seed}|{args.synthetic}|{args.marbled}|{args.smoky}|{args.game}|{GEOMETRY}|v3"
     x_real, y_real = cached(args.work, "real" + key, lambda: build_windows(
         fit_photos, 6, args.seed, per_die=4, negatives_per_die=1.5, background=6))
     x_syn, y_syn = cached(args.work, "synth" + key, lambda: build_windows(
@@ -486,7 +490,8 @@ def main(argv: list[str] | None = None) -> int:
     net_seed = args.seed if args.net_seed is None else args.net_seed
     model = train(x, y, real, args.epochs, args.per_epoch, net_seed, checks)
     notes = {"seed": args.seed, "net_seed": net_seed, "synthetic": args.synthetic, "marbled": args.marbled,
-             "game": args.game, "mine": args.mine, "widths": list(CONV_WIDTHS), "convs": CONVS_PER_STAGE, "hidden": HIDDEN,
+             "smoky": args.smoky, "game": args.game, "mine": args.mine, "widths": list(CONV_WIDTHS),
+             "convs": CONVS_PER_STAGE, "hidden": HIDDEN,
              "window": [GEOMETRY.window_px, GEOMETRY.die_px], "epochs": args.epochs, "per_epoch": args.per_epoch,
              "threads": args.threads, "held_out_photos": [scene.name for scene in held_photos]}
     return calibrate_and_save(args.out, [export(model)], held_out, notes, started)

@@ -9,7 +9,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.synth import SceneSpec, random_scene, render, write_manifest
+from vision.synth import DIE_STYLES, LOOK_STYLES, SceneSpec, random_scene, render, write_manifest
 from vision.synth.__main__ import main as synth_main
 from vision.synth.geometry import die_pose
 
@@ -201,3 +201,12 @@ def test_impossible_dice_are_refused(bad):
 
     with pytest.raises(ValueError):
         DieSpec(**{"value": 3, "center": (10, 10), "size": 20, **bad})
+
+
+def test_smoky_dice_are_dark_see_through_dice_drawn_only_when_asked_for():
+    smoky = random_scene(np.random.default_rng(5), n_dice=12, size_range=(30, 40), styles=("smoky",),
+                         matched_set_prob=0.0)
+    assert all(d.style == "translucent" and d.opacity < 0.8 and sum(d.body_bgr) < 3 * 110 for d in smoky.dice)
+    assert len({tuple(round(c, -2) for c in d.pip_bgr) for d in smoky.dice}) > 1
+    # seeded game scenes keep the looks they always had
+    assert "smoky" in LOOK_STYLES and "smoky" not in DIE_STYLES

@@ -18,7 +18,7 @@ are cached, so a frame costs a few milliseconds:
 """
 
 from .geometry import COCKED_DEG, resting_orientation, turned
-from .looks import random_background, random_die_look, random_lighting, random_occluder
+from .looks import LOOK_STYLES, random_background, random_die_look, random_lighting, random_occluder
 from .manifest import write_manifest
 from .placement import overlapping
 from .random_scene import random_scene
@@ -27,7 +27,8 @@ from .spec import (BACKGROUND_KINDS, DIE_STYLES, OCCLUDER_KINDS, BackgroundSpec,
                    DieSpec, Lamp, LightingSpec, Occluder, Rendered, SceneSpec, TraySpec)
 
 __all__ = [
-    "BACKGROUND_KINDS", "COCKED_DEG", "DIE_STYLES", "FACE_NONE", "FACE_OCCLUDER", "FACE_SIDE", "OCCLUDER_KINDS",
+    "BACKGROUND_KINDS", "COCKED_DEG", "DIE_STYLES", "FACE_NONE", "FACE_OCCLUDER", "FACE_SIDE", "LOOK_STYLES",
+    "OCCLUDER_KINDS",
     "BackgroundSpec", "BlurSpec", "CameraSpec", "DieLabel", "DieSpec", "Lamp", "LightingSpec", "Occluder",
     "Rendered", "SceneSpec", "TraySpec", "clear_caches", "random_background", "random_die_look", "random_lighting",
     "overlapping", "random_occluder", "random_scene", "render", "resting_orientation", "turned", "write_manifest",

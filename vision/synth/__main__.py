@@ -8,6 +8,7 @@ import sys
 import time
 
 from .manifest import write_manifest
+from .looks import LOOK_STYLES
 from .spec import BACKGROUND_KINDS, DIE_STYLES
 
 
@@ -31,7 +32,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--occluders", type=float, default=0.0, help="chance of a hand or cup in view (default 0)")
     parser.add_argument("--tray", type=float, default=0.3, help="chance of a tray with a rim (default 0.3)")
     parser.add_argument("--styles", default=",".join(DIE_STYLES),
-                        help=f"die styles to draw from, comma-separated (default {','.join(DIE_STYLES)})")
+                        help=f"die looks to draw from, comma-separated, some of {','.join(LOOK_STYLES)} "
+                             f"(default {','.join(DIE_STYLES)})")
     parser.add_argument("--backgrounds", default=",".join(BACKGROUND_KINDS),
                         help=f"surfaces to draw from, comma-separated (default {','.join(BACKGROUND_KINDS)})")
     parser.add_argument("--split", default="test", help="split name written in the manifest (default test)")
@@ -48,8 +50,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("need --n >= 0, --dice >= 0 and 0 < --min-size <= --max-size")
     styles = tuple(x.strip() for x in args.styles.split(",") if x.strip())
     backgrounds = tuple(x.strip() for x in args.backgrounds.split(",") if x.strip())
-    if not styles or set(styles) - set(DIE_STYLES):
-        parser.error(f"--styles must name some of {', '.join(DIE_STYLES)}")
+    if not styles or set(styles) - set(LOOK_STYLES):
+        parser.error(f"--styles must name some of {', '.join(LOOK_STYLES)}")
     if not backgrounds or set(backgrounds) - set(BACKGROUND_KINDS):
         parser.error(f"--backgrounds must name some of {', '.join(BACKGROUND_KINDS)}")
     start = time.perf_counter()

@@ -25,6 +25,13 @@ _OPAQUE_LOOKS = (
     ((160, 160, 40), ((240, 240, 240),), 1),  # teal
 )
 _TRANSLUCENT_BODIES = ((50, 40, 210), (70, 190, 60), (200, 110, 40), (40, 200, 235), (190, 190, 195), (130, 50, 120))
+# smoky dice: dark see-through bodies whose pips, often red, show through from the faces below
+_SMOKY_BODIES = ((45, 42, 40), (75, 40, 30), (40, 35, 70), (70, 70, 70), (80, 40, 75), (60, 70, 40))
+_SMOKY_PIPS = ((45, 40, 205), (235, 235, 235), (40, 210, 235), (70, 190, 70))
+# how often each look is drawn; "smoky" is a translucent die too, so it is not one of DIE_STYLES
+# and random scenes only draw it when asked to
+LOOK_WEIGHTS = {"opaque": 6, "translucent": 2, "marbled": 2, "smoky": 1}
+LOOK_STYLES = tuple(LOOK_WEIGHTS)
 _FLOORS = {
     "felt": ((50, 110, 30), (40, 40, 150), (120, 60, 25), (35, 35, 35), (110, 110, 110)),
     "wood": ((40, 80, 130), (60, 105, 160), (30, 55, 90), (90, 140, 190)),
@@ -46,8 +53,9 @@ def _jitter(rng: np.random.Generator, bgr: tuple, amount: float = 18) -> tuple[f
 
 
 def random_die_look(rng: np.random.Generator, styles: tuple[str, ...] = DIE_STYLES) -> dict[str, Any]:
-    """Colours and moulding of a random die, as DieSpec keyword arguments."""
-    style = choice(rng, tuple(styles), [{"opaque": 6, "translucent": 2, "marbled": 2}[s] for s in styles])
+    """Colours and moulding of a random die, as DieSpec keyword arguments; `styles` are some of
+    LOOK_STYLES."""
+    style = choice(rng, tuple(styles), [LOOK_WEIGHTS[s] for s in styles])
     look: dict[str, Any] = {
         "style": style,
         "pip_radius": float(rng.uniform(0.08, 0.11)),
@@ -62,6 +70,11 @@ def random_die_look(rng: np.random.Generator, styles: tuple[str, ...] = DIE_STYL
         look["body_bgr"] = _jitter(rng, choice(rng, _TRANSLUCENT_BODIES))
         look["pip_bgr"] = _jitter(rng, (240, 240, 240), 8)
         look["opacity"] = float(rng.uniform(0.5, 0.8))
+    elif style == "smoky":
+        look["style"] = "translucent"
+        look["body_bgr"] = _jitter(rng, choice(rng, _SMOKY_BODIES), 10)
+        look["pip_bgr"] = _jitter(rng, choice(rng, _SMOKY_PIPS), 12)
+        look["opacity"] = float(rng.uniform(0.4, 0.75))
     elif style == "marbled":
         a = choice(rng, _OPAQUE_LOOKS, [w for *_, w in _OPAQUE_LOOKS])
         b = choice(rng, _OPAQUE_LOOKS, [w for *_, w in _OPAQUE_LOOKS])
