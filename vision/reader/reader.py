@@ -6,9 +6,9 @@ Pipeline (nothing is tied to one camera: sizes come from the image itself):
      over the image shrunk to 320 px;
   2. the classifier (`classifier.classify_dice`) reads each detection's window: "not a die"
      or a flat die showing 1..6, or cocked, with calibrated probabilities;
-  3. detector and classifier vote on what is a die: a confident detection stays unless the
-     classifier is sure there is no die; a doubtful one needs the classifier's agreement;
-     an expected count only settles doubtful detections;
+  3. the detector decides what is a die, the classifier can only veto: a detection from
+     SURE_DETECTION stays unless the classifier is certain there is no die; doubtful ones
+     are used only to reach an expected count, and then reported unsure;
   4. confidence and problems: a die whose top face is ambiguous is reported unsure with its
      alternatives, a leaning die as cocked; a count different from `expected` is a problem.
 """
@@ -28,7 +28,6 @@ READ_SIDE = 640
 CANDIDATE_SCORE = 0.2  # detections from this score are looked at by the classifier
 SURE_DETECTION = 0.4  # from this score a detection is a die unless the classifier is certain it is not
 VETO = 0.99  # classifier "not a die" probability that overrules a sure detection
-CONFIRMED = 0.05  # a doubtful detection is a die when the classifier's "not a die" is below this
 EXPECTED_FLOOR = 0.25  # with too few dice for the expected count, detections from this score are added
 KEEP_SCORE = 0.6  # with too many, detections below this score are dropped, weakest first
 COCKED_SCORE = 0.5  # detector cocked probability from which a die is reported cocked
@@ -102,15 +101,16 @@ def read_bgr(img: np.ndarray, expected: int | None) -> Reading:
 def select_dice(found: list[Detection], probabilities: np.ndarray, expected: int | None) -> tuple[list[int], set[int]]:
     """The detections kept as dice, and those among them kept only to reach the expected count.
 
-    The detector decides, the classifier can overrule it only when it is certain: a sure
-    detection is a die unless the classifier is certain there is none, a doubtful one is a die
-    when the classifier is certain there is one. Knowing how many dice there should be moves
-    the line only for doubtful detections: with too many, those under KEEP_SCORE are dropped,
-    weakest first; with too few, the likeliest of the rest are added (and reported unsure)."""
+    The detector decides and the classifier can only veto: a sure detection is a die unless
+    the classifier is certain there is none. A doubtful detection is never a die on the
+    classifier's word alone: the classifier calls specks of dirt and the tray's holes dice
+    (a one on a die the colour of the tray looks much the same), the detector rarely does.
+    Knowing how many dice there should be moves the line only for doubtful detections: with
+    too many, those under KEEP_SCORE are dropped, weakest first; with too few, the likeliest
+    of the rest are added (and reported unsure)."""
     not_a_die = probabilities[:, 0] if len(found) else np.zeros(0)
     order = sorted(range(len(found)), key=lambda i: -found[i].score)
-    kept = [i for i in order if (found[i].score >= SURE_DETECTION and not_a_die[i] < VETO)
-            or not_a_die[i] < CONFIRMED]
+    kept = [i for i in order if found[i].score >= SURE_DETECTION and not_a_die[i] < VETO]
     guessed: set[int] = set()
     if expected is not None:
         while len(kept) > expected and found[kept[-1]].score < KEEP_SCORE:
