@@ -1,16 +1,20 @@
 """Train the die-value classifier (`vision/reader/die_values.npz`) with PyTorch.
 
     .venv/bin/python -m pip install -e '.[train]'      # torch, for training only
-    .venv/bin/python scripts/train_classifier.py --net-seed 1 --out /tmp/member1.npz
-    .venv/bin/python scripts/train_classifier.py --net-seed 2 --out /tmp/member2.npz
-    .venv/bin/python scripts/train_classifier.py --combine /tmp/member1.npz /tmp/member2.npz
+    .venv/bin/python scripts/train_classifier.py
 
-makes the shipped model: two members trained on the same data (the two runs can go side by
-side, one per core; the scenes and windows are cached under `--work`, default
-/tmp/cubilete-classifier), then put in one file whose logits are their average, with the
-temperature fitted again. Options: [--photos ../shared/data/dice-photos/nell-byler]
-[--synthetic 4000] [--marbled 4000] [--smoky 3000] [--game 3000] [--mine 1] [--widths 24,48,96]
-[--hidden 128] [--window 40] [--die 30] [--epochs 24] [--seed 1] [--threads 1]
+makes the shipped model with the defaults (one network; 90 min on one thread of a 2-core
+machine, of which 5 to cut the windows, plus about 35 min to render the synthetic scenes the
+first time; they and the windows are cached under `--work`, default /tmp/cubilete-classifier).
+Several trained files can be put in one as members whose logits are averaged (each keeps its
+window geometry; the temperature is fitted again):
+
+    .venv/bin/python scripts/train_classifier.py --net-seed 2 --out /tmp/member2.npz
+    .venv/bin/python scripts/train_classifier.py --combine vision/reader/die_values.npz /tmp/member2.npz
+
+Options: [--photos ../shared/data/dice-photos/nell-byler] [--synthetic 4000] [--marbled 4000]
+[--smoky 3000] [--game 3000] [--mine 1] [--widths 24,48,96] [--hidden 128] [--convs 1]
+[--window 48] [--die 36] [--epochs 24] [--per-epoch 100000] [--seed 1] [--threads 1]
 [--out vision/reader/die_values.npz].
 
 Data (see `scripts/classifier_data.py`); nothing of a manifest's `test` split is ever read:
@@ -43,6 +47,7 @@ import json
 import math
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import cv2
@@ -61,7 +66,7 @@ CLASSES = len(classifier.CLASS_NAMES)
 CONV_WIDTHS = (24, 48, 96)  # replaced by --widths
 HIDDEN = 128  # replaced by --hidden
 CONVS_PER_STAGE = 1  # replaced by --convs
-GEOMETRY = Geometry(40, 30.0)  # replaced by --window / --die
+GEOMETRY = Geometry(48, 36.0)  # replaced by --window / --die
 
 
 def log(*parts: object) -> None:
@@ -111,7 +116,26 @@ def cached(work: Path, key: str, make):
     return x, y
 
 
-def held_out_windows(scenes: list[data.Scene], seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+@dataclass
+class HeldOut:
+    """The held-out windows of one set of scenes, cut at each geometry (the same boxes), with
+    their classes; `oracle` is 1 for the windows at a label's own box."""
+
+    windows: dict[Geometry, np.ndarray]
+    classes: np.ndarray
+    oracle: np.ndarray
+
+    def at_label_boxes(self) -> "HeldOut":
+        pick = self.oracle == 1
+        return HeldOut({g: w[pick] for g, w in self.windows.items()}, self.classes[pick], self.oracle[pick])
+
+
+def held_out(scenes: list[data.Scene], seed: int, geometries: list[Geometry]) -> HeldOut:
+    cuts = [held_out_windows(scenes, seed, g) for g in geometries]  # the seed draws the same boxes each time
+    return HeldOut({g: windows for g, (windows, _, _) in zip(geometries, cuts)}, cuts[0][1], cuts[0][2])
+
+
+def held_out_windows(scenes: list[data.Scene], seed: int, geometry: Geometry) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Windows of held-out dice: one at the label's box, three with a detector's error
     (smaller than in training), and negatives. Third array: 1 for the label's own box."""
     rng = np.random.default_rng(seed)
@@ -122,15 +146,15 @@ def held_out_windows(scenes: list[data.Scene], seed: int) -> tuple[np.ndarray, n
         for die in scene.dice:
             if die.label == data.IGNORE:
                 continue
-            windows.append(data.cut_window(image, die.x, die.y, die.size, die.angle, None, geometry=GEOMETRY))
+            windows.append(data.cut_window(image, die.x, die.y, die.size, die.angle, None, geometry=geometry))
             classes.append(die.label)
             oracle.append(1)
             for _ in range(3):
-                windows.append(data.cut_window(image, *data.jittered(die, rng, small), None, geometry=GEOMETRY))
+                windows.append(data.cut_window(image, *data.jittered(die, rng, small), None, geometry=geometry))
                 classes.append(die.label)
                 oracle.append(0)
         w, c = data.sample_windows(scene, rng, per_die=0, negatives_per_die=1.0, background=3, degrade=0.0,
-                                   geometry=GEOMETRY)
+                                   geometry=geometry)
         windows += w
         classes += c
         oracle += [0] * len(c)
@@ -220,8 +244,9 @@ def make_model():
     return nn.Sequential(*layers)
 
 
-def export(model) -> tuple[list[dict], dict[str, np.ndarray]]:
-    """The model as a `classifier_graph` layer list, batch norm folded into the convolutions."""
+def export(model) -> classifier.Member:
+    """The model as a member of a model file: a `classifier_graph` layer list (batch norm
+    folded into the convolutions), its weights and the window geometry it was trained on."""
     import torch.nn as nn
 
     layers: list[dict] = []
@@ -257,24 +282,33 @@ def export(model) -> tuple[list[dict], dict[str, np.ndarray]]:
         else:
             raise TypeError(f"cannot export {m}")
         i += 1
-    return layers, weights
+    return classifier.Member(layers, weights, GEOMETRY)
 
 
 def save_model(path: Path, members: list[classifier.Member], temperature: float, notes: dict) -> None:
-    layers, arrays = classifier.member_arrays(members)
-    np.savez_compressed(path, meta_layers=np.array(layers), meta_temperature=np.array(temperature),
-                        meta_window=np.array([CHANNELS, GEOMETRY.window_px, GEOMETRY.die_px]),
-                        meta_notes=np.array(json.dumps(notes)), **{k: v.astype(np.float16) for k, v in arrays.items()})
+    arrays = {k: v if k.startswith("meta_") else v.astype(np.float16) for k, v in classifier.member_arrays(members).items()}
+    np.savez_compressed(path, meta_temperature=np.array(temperature), meta_notes=np.array(json.dumps(notes)), **arrays)
+
+
+def scaled_logits(member: classifier.Member, factor: float) -> classifier.Member:
+    """The member with its logits multiplied by `factor` (its last layer must be dense)."""
+    last = len(member.layers) - 1
+    if member.layers[last]["op"] != "dense":
+        raise SystemExit(f"cannot scale the logits of a network ending in {member.layers[last]['op']}")
+    weights = {**member.weights, f"l{last}_w": member.weights[f"l{last}_w"] * factor,
+               f"l{last}_b": member.weights[f"l{last}_b"] * factor}
+    return classifier.Member(member.layers, weights, member.geometry)
 
 
 def load_members(paths: list[Path]) -> tuple[list[classifier.Member], list[dict]]:
-    """The networks and notes of trained model files, checked to share one window geometry."""
+    """The networks (each with its window geometry) and notes of trained model files. Each
+    file's temperature is folded into its networks' last layer: members trained apart come out
+    over- or under-confident by different factors, and averaging their raw logits would let
+    the loudest one decide."""
     members, notes = [], []
     for path in paths:
         net = classifier.ValueNet(path)
-        if net.geometry != GEOMETRY:
-            raise SystemExit(f"{path} cuts windows as {net.geometry}, not {GEOMETRY} (give --window and --die)")
-        members += net.members
+        members += [scaled_logits(m, 1.0 / net.temperature) for m in net.members]
         with np.load(path) as f:
             notes.append(json.loads(str(f["meta_notes"])))
     return members, notes
@@ -333,12 +367,14 @@ def train(x: np.ndarray, y: np.ndarray, real: np.ndarray, epochs: int, per_epoch
 # ----------------------------------------------------------------------------- calibration and figures
 
 
-def all_turn_logits(net: classifier.ValueNet, windows_bgr: np.ndarray) -> np.ndarray:
-    """4 x N x classes logits of the windows at 0, 90, 180, 270 degrees."""
+def all_turn_logits(net: classifier.ValueNet, windows_bgr: dict[Geometry, np.ndarray]) -> np.ndarray:
+    """4 x N x classes logits of the windows (cut at each member's geometry) at 0, 90, 180
+    and 270 degrees."""
     out = []
-    for start in range(0, len(windows_bgr), 2048):
-        ch = window_channels(windows_bgr[start:start + 2048], GEOMETRY)
-        out.append(np.stack([net.logits(np.ascontiguousarray(np.rot90(ch, k, axes=(2, 3)))) for k in range(4)]))
+    for start in range(0, len(next(iter(windows_bgr.values()))), 2048):
+        looks = {g: window_channels(windows_bgr[g][start:start + 2048], g) for g in net.geometries}
+        out.append(np.stack([net.logits({g: np.rot90(ch, k, axes=(2, 3)) for g, ch in looks.items()})
+                             for k in range(4)]))
     return np.concatenate(out, axis=1)
 
 
@@ -410,7 +446,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--mine", type=int, default=1, choices=(0, 1),
                         help="1: add windows at the shipped detector's detections of the fitting scenes")
     parser.add_argument("--epochs", type=int, default=24)
-    parser.add_argument("--per-epoch", type=int, default=60000, help="windows seen per epoch")
+    parser.add_argument("--per-epoch", type=int, default=100000,
+                        help="windows seen per epoch: every real one, the rest drawn from the synthetic ones")
     parser.add_argument("--seed", type=int, default=1, help="seed of the data: scenes, windows, held-out photos")
     parser.add_argument("--net-seed", type=int, help="seed of the network's training (default: --seed)")
     parser.add_argument("--combine", type=Path, nargs="+", metavar="MODEL",
@@ -448,14 +485,14 @@ def main(argv: list[str] | None = None) -> int:
     log(f"photos: {len(fit_photos)} to fit, {len(held_photos)} held out; synthetic: {len(synth)} + {len(held_synth)} "
         f"+ {len(held_game)} held out ({time.time() - started:.0f} s)")
 
-    hx_real, hy_real, ho_real = held_out_windows(held_photos, args.seed + 2)
-    hx_syn, hy_syn, _ = held_out_windows(held_synth, args.seed + 3)
-    hx_game, hy_game, ho_game = held_out_windows(held_game, args.seed + 4)
-    held_out = {"real": (hx_real, hy_real, ho_real), "synthetic": (hx_syn, hy_syn), "game": (hx_game, hy_game, ho_game)}
+    members, member_notes = load_members(args.combine) if args.combine else ([], [])
+    geometries = list(dict.fromkeys(m.geometry for m in members)) or [GEOMETRY]
+    held = {"real": held_out(held_photos, args.seed + 2, geometries),
+            "synthetic": held_out(held_synth, args.seed + 3, geometries),
+            "game": held_out(held_game, args.seed + 4, geometries)}
     if args.combine:
-        members, member_notes = load_members(args.combine)
         notes = {"members": member_notes, "held_out_photos": [scene.name for scene in held_photos]}
-        return calibrate_and_save(args.out, members, held_out, notes, started)
+        return calibrate_and_save(args.out, members, held, notes, started)
 
     key = f"{args.photos}|{args.seed}|{args.synthetic}|{args.marbled}|{args.smoky}|{args.game}|{GEOMETRY}|v3"
     x_real, y_real = cached(args.work, "real" + key, lambda: build_windows(
@@ -469,8 +506,8 @@ def main(argv: list[str] | None = None) -> int:
             f"{len(xm_syn)} synthetic ({int((ym_syn == 0).sum())} not a die)")
         x_real, y_real = np.concatenate([x_real, xm_real]), np.concatenate([y_real, ym_real])
         x_syn, y_syn = np.concatenate([x_syn, xm_syn]), np.concatenate([y_syn, ym_syn])
-    log(f"windows: {len(x_real)} real + {len(x_syn)} synthetic to fit; held out {len(hx_real)} real, "
-        f"{len(hx_syn)} synthetic ({time.time() - started:.0f} s)")
+    log(f"windows: {len(x_real)} real + {len(x_syn)} synthetic to fit; held out {len(held['real'].classes)} real, "
+        f"{len(held['synthetic'].classes)} synthetic ({time.time() - started:.0f} s)")
     x = np.concatenate([x_real, x_syn])
     y = np.concatenate([y_real, y_syn])
     real = np.concatenate([np.ones(len(x_real), bool), np.zeros(len(x_syn), bool)])
@@ -481,10 +518,11 @@ def main(argv: list[str] | None = None) -> int:
 
         model.eval()
         with torch.no_grad():
-            for name, hx, hy in (("held-out photos", hx_real, hy_real), ("held-out synthetic", hx_syn, hy_syn),
-                                 ("held-out game scenes", hx_game, hy_game)):
+            for name, key in (("held-out photos", "real"), ("held-out synthetic", "synthetic"),
+                              ("held-out game scenes", "game")):
+                hx = held[key].windows[GEOMETRY]
                 logits = torch.cat([model(to_channels(hx[i:i + 1024])) for i in range(0, len(hx), 1024)]).numpy()
-                report(name, classifier.softmax(logits), hy)
+                report(name, classifier.softmax(logits), held[key].classes)
         model.train()
 
     net_seed = args.seed if args.net_seed is None else args.net_seed
@@ -494,28 +532,26 @@ def main(argv: list[str] | None = None) -> int:
              "convs": CONVS_PER_STAGE, "hidden": HIDDEN,
              "window": [GEOMETRY.window_px, GEOMETRY.die_px], "epochs": args.epochs, "per_epoch": args.per_epoch,
              "threads": args.threads, "held_out_photos": [scene.name for scene in held_photos]}
-    return calibrate_and_save(args.out, [export(model)], held_out, notes, started)
+    return calibrate_and_save(args.out, [export(model)], held, notes, started)
 
 
-def calibrate_and_save(out: Path, members: list[classifier.Member], held_out: dict, notes: dict, started: float) -> int:
+def calibrate_and_save(out: Path, members: list[classifier.Member], held: dict[str, HeldOut], notes: dict,
+                       started: float) -> int:
     """Fit the temperature of these members' averaged logits on the held-out photos, print
     the held-out figures and write the model file."""
-    hx_real, hy_real, ho_real = held_out["real"]
-    hx_syn, hy_syn = held_out["synthetic"]
-    hx_game, hy_game, ho_game = held_out["game"]
     save_model(out, members, 1.0, {})
     net = classifier.ValueNet(out)
-    turns_real = all_turn_logits(net, hx_real)
-    turns_syn = all_turn_logits(net, hx_syn)
-    turns_game = all_turn_logits(net, hx_game)
-    temperature = fit_temperature(turns_real, hy_real)
+    real = all_turn_logits(net, held["real"].windows)
+    temperature = fit_temperature(real, held["real"].classes)
     log(f"{len(members)} member(s), temperature {temperature:.3f}")
     figures = {}
-    for name, turns, hy in (("held-out photos (label boxes and jittered)", turns_real, hy_real),
-                            ("held-out photos, label boxes only", turns_real[:, ho_real == 1], hy_real[ho_real == 1]),
-                            ("held-out synthetic", turns_syn, hy_syn),
-                            ("held-out game scenes, label boxes only", turns_game[:, ho_game == 1], hy_game[ho_game == 1])):
-        figures[name] = report(name, auto_probabilities(turns, temperature), hy)
+    for name, turns, classes in (
+            ("held-out photos (label boxes and jittered)", real, held["real"].classes),
+            ("held-out photos, label boxes only", real[:, held["real"].oracle == 1], held["real"].at_label_boxes().classes),
+            ("held-out synthetic", all_turn_logits(net, held["synthetic"].windows), held["synthetic"].classes),
+            ("held-out game scenes, label boxes only", all_turn_logits(net, held["game"].at_label_boxes().windows),
+             held["game"].at_label_boxes().classes)):
+        figures[name] = report(name, auto_probabilities(turns, temperature), classes)
     minutes = (time.time() - started) / 60
     save_model(out, members, temperature, {**notes, "minutes": round(minutes, 1), "figures": figures})
     log(f"wrote {out} ({out.stat().st_size} bytes) in {minutes:.1f} min")

@@ -23,11 +23,11 @@ def synthetic_scenes(count: int, seed: int):
 
 
 def test_reads_synthetic_game_scenes() -> None:
-    # A regression floor a little under what the reader measures here (0.97); the bench
+    # A regression floor under what the reader measures here (59/59 right); the bench
     # measures the target (99.5% on 200 scenes).
     results = [match_photo(labels, read_dice(image)) for image, labels in synthetic_scenes(12, seed=20240)]
     summary = summarise(results)
-    assert summary.accuracy >= 0.93, summary.to_json()
+    assert summary.accuracy >= 0.96, summary.to_json()
     assert summary.misses == 0 and summary.extras <= 1, summary.to_json()
     # a die read as sure is almost always right: wrong values come with low confidence
     assert summary.sure_wrong <= 2, summary.to_json()
@@ -107,7 +107,7 @@ def test_reads_development_photos(dice_photos_dir) -> None:
     summary = summarise(results)
     assert summary.dice > 20
     assert summary.misses == 0, summary.to_json()
-    assert summary.accuracy >= 0.9, summary.to_json()  # a floor (measured 0.95); the bench measures the target
+    assert summary.accuracy >= 0.95, summary.to_json()  # a floor (measured 42/42); the bench measures the target
     assert summary.sure_wrong <= 1, summary.to_json()
 
 
