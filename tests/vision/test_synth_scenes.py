@@ -210,3 +210,17 @@ def test_smoky_dice_are_dark_see_through_dice_drawn_only_when_asked_for():
     assert len({tuple(round(c, -2) for c in d.pip_bgr) for d in smoky.dice}) > 1
     # seeded game scenes keep the looks they always had
     assert "smoky" in LOOK_STYLES and "smoky" not in DIE_STYLES
+
+
+def test_marbled_dice_have_pips_that_read_on_both_swirl_colours():
+    from vision.synth.looks import MARBLED_PIPS, READABLE_PIPS_L, pip_lightness_contrast
+
+    marbled = [d for seed in range(8) for d in random_scene(np.random.default_rng(seed), n_dice=12,
+                                                             size_range=(30, 40), styles=("marbled",)).dice]
+    assert len(marbled) == 96 and all(d.style == "marbled" and d.body2_bgr is not None for d in marbled)
+    for die in marbled:
+        # never pips as dark as a dark swirl or as light as a light one (black on a black and
+        # white marble); when no colour stands out by READABLE_PIPS_L, the one that stands out most
+        bodies = (die.body_bgr, die.body2_bgr)
+        best = max(pip_lightness_contrast(pip, bodies) for pip in MARBLED_PIPS)
+        assert pip_lightness_contrast(die.pip_bgr, bodies) >= min(READABLE_PIPS_L, best), die

@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 from typing import Any, Iterable
 
+import cv2
 import numpy as np
 
 from .geometry import Camera
@@ -80,13 +81,37 @@ def random_die_look(rng: np.random.Generator, styles: tuple[str, ...] = DIE_STYL
         b = choice(rng, _OPAQUE_LOOKS, [w for *_, w in _OPAQUE_LOOKS])
         look["body_bgr"] = _jitter(rng, a[0])
         look["body2_bgr"] = _jitter(rng, b[0])
-        mean = (sum(a[0]) + sum(b[0])) / 6
-        look["pip_bgr"] = (240.0, 240.0, 240.0) if mean < 130 else (25.0, 25.0, 25.0)
+        look["pip_bgr"] = readable_pips(look["body_bgr"], look["body2_bgr"])
     else:
         body, pips, _ = choice(rng, _OPAQUE_LOOKS, [w for *_, w in _OPAQUE_LOOKS])
         look["body_bgr"] = _jitter(rng, body, 12)
         look["pip_bgr"] = _jitter(rng, choice(rng, pips), 8)
     return look
+
+
+# Pip colours of marbled dice. Their makers pick one that reads on both swirl colours: black
+# pips on a white and black marble would vanish on the black, for any reader.
+MARBLED_PIPS = ((240.0, 240.0, 240.0), (25.0, 25.0, 25.0), (40.0, 40.0, 190.0), (40.0, 200.0, 235.0))
+# How much lighter or darker (Lab L) than both swirl colours the usual white or black pips must
+# be. Lightness, because JPEG keeps little of the colour of something as small as a pip.
+READABLE_PIPS_L = 25.0
+
+
+def pip_lightness_contrast(pip: tuple, bodies: tuple) -> float:
+    """How much lighter or darker (Lab L) the pip colour is than the nearer of the bodies' colours."""
+    lab = cv2.cvtColor(np.array([[pip, *bodies]], np.float32) / 255.0, cv2.COLOR_BGR2Lab)[0]
+    return float(np.abs(lab[1:, 0] - lab[0, 0]).min())
+
+
+def readable_pips(body: tuple, body2: tuple) -> tuple[float, float, float]:
+    """The pip colour of a marbled die of these two colours: white on a dark marble, black on
+    a light one, unless that is hardly lighter or darker than one swirl colour; then the one
+    of white, black, red and gold that stands out most from the nearer swirl colour. A
+    function of the colours alone, so seeded scenes draw the same random numbers as before."""
+    usual = MARBLED_PIPS[0 if (sum(body) + sum(body2)) / 6 < 130 else 1]
+    if pip_lightness_contrast(usual, (body, body2)) >= READABLE_PIPS_L:
+        return usual
+    return max(MARBLED_PIPS, key=lambda pip: pip_lightness_contrast(pip, (body, body2)))
 
 
 def random_background(rng: np.random.Generator, kinds: tuple[str, ...] = BACKGROUND_KINDS) -> BackgroundSpec:
