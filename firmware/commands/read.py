@@ -34,7 +34,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     import cv2
 
-    from vision.reader.reader import read_dice
+    from vision.reader.reader import load_models, read_dice
 
     if args.expect is not None and args.expect < 0:
         print("cubilete read: error: --expect must be 0 or more", file=sys.stderr)
@@ -45,6 +45,7 @@ def run(args: argparse.Namespace) -> int:
         except OSError as error:
             print(f"cubilete read: error: cannot create {args.debug_dir}: {error.strerror}", file=sys.stderr)
             return 2
+    load_models()  # so that "ms" is the reading alone, the first image's too
     failed = False
     for path in args.images:
         image = load(path)

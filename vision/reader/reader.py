@@ -62,6 +62,17 @@ def as_bgr(image: object) -> tuple[np.ndarray | None, str]:
     return np.ascontiguousarray(img), ""
 
 
+def load_models() -> None:
+    """Load the detector and the classifier and run each once, on a blank image: otherwise
+    the first reading does it (about a second), which a caller timing readings should not
+    count."""
+    from vision.reader.classifier import classify_dice
+
+    blank = np.full((240, 320, 3), 128, np.uint8)
+    detect(blank)
+    classify_dice(blank, [((160.0, 120.0), 40.0, 0.0)])
+
+
 def classify(image: np.ndarray, found: list[Detection]) -> np.ndarray:
     """N x 8 probabilities: 0 not a die, 1..6 values, 7 cocked (see `classifier`)."""
     from vision.reader.classifier import classify_dice
