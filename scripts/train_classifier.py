@@ -67,6 +67,7 @@ CONV_WIDTHS = (24, 48, 96)  # replaced by --widths
 HIDDEN = 128  # replaced by --hidden
 CONVS_PER_STAGE = 1  # replaced by --convs
 GEOMETRY = Geometry(48, 36.0)  # replaced by --window / --die
+MINED_SCORE = 0.2  # --mine: windows at the shipped detector's detections from this score
 
 
 def log(*parts: object) -> None:
@@ -94,13 +95,12 @@ def build_windows(scenes: list[data.Scene], passes: int, seed: int, **options) -
 def mined(scenes: list[data.Scene], seed: int) -> tuple[np.ndarray, np.ndarray]:
     """Windows at the shipped detector's detections of these scenes (`data.mined_windows`)."""
     from vision.reader.detector import detect
-    from vision.reader.reader import CANDIDATE_SCORE
 
     rng = np.random.default_rng(seed)
     windows: list[np.ndarray] = []
     classes: list[int] = []
     for scene in scenes:
-        w, c = data.mined_windows(scene, rng, detect(scene.image(), CANDIDATE_SCORE), geometry=GEOMETRY)
+        w, c = data.mined_windows(scene, rng, detect(scene.image(), MINED_SCORE), geometry=GEOMETRY)
         windows += w
         classes += c
     return np.stack(windows), np.asarray(classes, np.int64)

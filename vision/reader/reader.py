@@ -25,7 +25,6 @@ from vision.reading import SURE_CONFIDENCE, DieReading, Problem, Reading
 
 MAX_WORK_SIDE = 960  # bigger images are first shrunk to READ_SIDE on their longer side
 READ_SIDE = 640
-CANDIDATE_SCORE = 0.2  # detections from this score are looked at by the classifier
 SURE_DETECTION = 0.4  # from this score a detection is a die unless the classifier is certain it is not
 VETO = 0.99  # classifier "not a die" probability that overrules a sure detection
 EXPECTED_FLOOR = 0.25  # with too few dice for the expected count, detections from this score are added
@@ -101,7 +100,8 @@ def scaled(die: DieReading, factor: float) -> DieReading:
 
 
 def read_bgr(img: np.ndarray, expected: int | None) -> Reading:
-    found = detect(img, CANDIDATE_SCORE)
+    # only detections that can become dice are read
+    found = detect(img, SURE_DETECTION if expected is None else EXPECTED_FLOOR)
     probabilities = classify(img, found)
     kept, guessed = select_dice(found, probabilities, expected)
     kept.sort(key=lambda i: (round(found[i].center[1] / max(found[i].size, 1.0)), found[i].center[0]))
