@@ -180,10 +180,11 @@ class ThrowTracker:
             self._next_read_t = t + self.config.reread_s
             return None
         self._last_read = _Read(t, reading)
-        if reading.dice:
-            sizes = sorted(d.size for d in reading.dice if d.size > 0)
-            if sizes:
-                self.detector.die_size = sizes[len(sizes) // 2]
+        # only dice read surely teach the motion check the die size: one phantom (a speck
+        # at the tray's edge) would make real dice look like a hand from then on
+        sizes = sorted(d.size for d in reading.dice if d.size > 0 and d.sure)
+        if sizes:
+            self.detector.die_size = sizes[len(sizes) // 2]
         return reading
 
     def _try_settle(self, frame: np.ndarray, t: float, quiet_for: float, sample: MotionSample,

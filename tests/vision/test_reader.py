@@ -111,10 +111,10 @@ def test_reads_development_photos(dice_photos_dir) -> None:
     assert summary.sure_wrong <= 1, summary.to_json()
 
 
-def detection(x: float, score: float) -> "Detection":
+def detection(x: float, score: float, size: float = 40.0) -> "Detection":
     from vision.reader.detector import Detection
 
-    return Detection((x, 50.0), 40.0, 0.0, score, 0.0)
+    return Detection((x, 50.0), size, 0.0, score, 0.0)
 
 
 def probabilities(not_a_die: float, value: int = 3) -> np.ndarray:
@@ -143,3 +143,22 @@ def test_an_expected_count_settles_only_doubtful_detections() -> None:
     assert kept == [0, 1, 2] and guessed == {2}  # the likeliest doubtful one added, 0.22 is too weak
     assert not die_reading(found[2], probabilities(0.0), guessed=True).sure  # added for the count: never sure
     assert die_reading(found[2], probabilities(0.0)).sure
+
+
+def test_an_expected_count_adds_only_dice_the_size_of_those_found_and_none_to_an_empty_tray() -> None:
+    from vision.reader.reader import select_dice
+
+    probs = np.stack([probabilities(0.1)] * 3)
+    found = [detection(0, 0.95), detection(100, 0.3, size=11.0), detection(200, 0.3, size=48.0)]
+    assert select_dice(found, probs, 5) == ([0, 2], {2})  # the 11-px speck is no die of this set
+    empty_tray = [detection(100, 0.3, size=11.0), detection(200, 0.3)]
+    assert select_dice(empty_tray, probs[:2], 5) == ([], set())
+
+
+def test_a_barely_sure_detection_needs_less_of_a_veto() -> None:
+    from vision.reader.reader import select_dice
+
+    # a speck at the tray's edge scored just over the line, the classifier 97% sure it is none
+    found = [detection(0, 0.41), detection(100, 0.9)]
+    probs = np.stack([probabilities(0.97), probabilities(0.97)])
+    assert select_dice(found, probs, None) == ([1], set())

@@ -7,7 +7,8 @@ Pipeline (nothing is tied to one camera: sizes come from the image itself):
   2. the classifier (`classifier.classify_dice`) reads each detection's window: "not a die"
      or a flat die showing 1..6, or cocked, with calibrated probabilities;
   3. the detector decides what is a die, the classifier can only veto: a detection from
-     SURE_DETECTION stays unless the classifier is certain there is no die; doubtful ones
+     SURE_DETECTION stays unless the classifier is certain there is no die (a little less
+     certain will do for one scored under KEEP_SCORE); doubtful ones
      are used only to reach an expected count, and then reported unsure;
   4. confidence and problems: a die whose top face is ambiguous is reported unsure with its
      alternatives, a leaning die as cocked; a count different from `expected` is a problem.
@@ -26,9 +27,11 @@ from vision.reading import SURE_CONFIDENCE, DieReading, Problem, Reading
 MAX_WORK_SIDE = 960  # bigger images are first shrunk to READ_SIDE on their longer side
 READ_SIDE = 640
 SURE_DETECTION = 0.4  # from this score a detection is a die unless the classifier is certain it is not
-VETO = 0.99  # classifier "not a die" probability that overrules a sure detection
+VETO = 0.99  # classifier "not a die" probability that overrules a sure detection ...
+VETO_BELOW_KEEP = 0.9  # ... or one scored under KEEP_SCORE (a speck at the tray's edge)
 EXPECTED_FLOOR = 0.25  # with too few dice for the expected count, detections from this score are added
 KEEP_SCORE = 0.6  # with too many, detections below this score are dropped, weakest first
+GUESSED_SIZE_RATIO = 1.6  # a die added for the count is within this factor of the found dice' size
 COCKED_SCORE = 0.5  # detector cocked probability from which a die is reported cocked
 
 
@@ -118,15 +121,20 @@ def select_dice(found: list[Detection], probabilities: np.ndarray, expected: int
     (a one on a die the colour of the tray looks much the same), the detector rarely does.
     Knowing how many dice there should be moves the line only for doubtful detections: with
     too many, those under KEEP_SCORE are dropped, weakest first; with too few, the likeliest
-    of the rest are added (and reported unsure)."""
+    of the rest that are the size of the dice found are added (and reported unsure). The
+    count never conjures dice out of an empty tray: with no sure die there is no size to
+    go by, and a speck at the tray's edge would be asked about as a die."""
     not_a_die = probabilities[:, 0] if len(found) else np.zeros(0)
     order = sorted(range(len(found)), key=lambda i: -found[i].score)
-    kept = [i for i in order if found[i].score >= SURE_DETECTION and not_a_die[i] < VETO]
+    kept = [i for i in order if found[i].score >= SURE_DETECTION
+            and not_a_die[i] < (VETO if found[i].score >= KEEP_SCORE else VETO_BELOW_KEEP)]
     guessed: set[int] = set()
-    if expected is not None:
+    if expected is not None and kept:
         while len(kept) > expected and found[kept[-1]].score < KEEP_SCORE:
             kept.pop()
-        spare = [i for i in order if i not in kept and found[i].score >= EXPECTED_FLOOR and not_a_die[i] < 0.5]
+        size = float(np.median([found[i].size for i in kept]))
+        spare = [i for i in order if i not in kept and found[i].score >= EXPECTED_FLOOR and not_a_die[i] < 0.5
+                 and 1 / GUESSED_SIZE_RATIO <= found[i].size / size <= GUESSED_SIZE_RATIO]
         guessed = set(spare[: max(0, expected - len(kept))])
         kept += [i for i in spare if i in guessed]
     return kept, guessed
