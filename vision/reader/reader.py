@@ -8,8 +8,8 @@ Pipeline (nothing is tied to one camera: sizes come from the image itself):
      or a flat die showing 1..6, or cocked, with calibrated probabilities;
   3. the detector decides what is a die, the classifier can only veto: a detection from
      SURE_DETECTION stays unless the classifier is certain there is no die (a little less
-     certain will do for one scored under KEEP_SCORE); doubtful ones
-     are used only to reach an expected count, and then reported unsure;
+     certain will do for one scored under KEEP_SCORE); doubtful ones are used only to reach
+     an expected count, and then reported unsure;
   4. confidence and problems: a die whose top face is ambiguous is reported unsure with its
      alternatives, a leaning die as cocked; a count different from `expected` is a problem.
 """
