@@ -8,8 +8,8 @@ it read the synthetic game scenes of the bench better, 99.3% of dice against 99.
 network; 90 min on one thread of a 2-core
 machine, of which 5 to cut the windows, plus about 35 min to render the synthetic scenes the
 first time; they and the windows are cached under `--work`, default /tmp/cubilete-classifier).
-Several trained files can be put in one as members whose logits are averaged (each keeps its
-window geometry; the temperature is fitted again):
+Several trained files (of one window geometry) can be put in one as members whose logits are
+averaged (the temperature is fitted again):
 
     .venv/bin/python scripts/train_classifier.py --net-seed 3 --out /tmp/member3.npz
     .venv/bin/python scripts/train_classifier.py --combine vision/reader/die_values.npz /tmp/member3.npz
@@ -120,26 +120,21 @@ def cached(work: Path, key: str, make):
 
 @dataclass
 class HeldOut:
-    """The held-out windows of one set of scenes, cut at each geometry (the same boxes), with
-    their classes; `oracle` is 1 for the windows at a label's own box."""
+    """The held-out windows of one set of scenes, with their classes; `oracle` is 1 for the
+    windows at a label's own box."""
 
-    windows: dict[Geometry, np.ndarray]
+    windows: np.ndarray
     classes: np.ndarray
     oracle: np.ndarray
 
     def at_label_boxes(self) -> "HeldOut":
         pick = self.oracle == 1
-        return HeldOut({g: w[pick] for g, w in self.windows.items()}, self.classes[pick], self.oracle[pick])
+        return HeldOut(self.windows[pick], self.classes[pick], self.oracle[pick])
 
 
-def held_out(scenes: list[data.Scene], seed: int, geometries: list[Geometry]) -> HeldOut:
-    cuts = [held_out_windows(scenes, seed, g) for g in geometries]  # the seed draws the same boxes each time
-    return HeldOut({g: windows for g, (windows, _, _) in zip(geometries, cuts)}, cuts[0][1], cuts[0][2])
-
-
-def held_out_windows(scenes: list[data.Scene], seed: int, geometry: Geometry) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def held_out(scenes: list[data.Scene], seed: int) -> HeldOut:
     """Windows of held-out dice: one at the label's box, three with a detector's error
-    (smaller than in training), and negatives. Third array: 1 for the label's own box."""
+    (smaller than in training), and negatives."""
     rng = np.random.default_rng(seed)
     small = data.Jitter(shift=0.12, scale=(0.87, 1.15), angle_deg=10.0, any_angle=0.0)
     windows, classes, oracle = [], [], []
@@ -148,19 +143,19 @@ def held_out_windows(scenes: list[data.Scene], seed: int, geometry: Geometry) ->
         for die in scene.dice:
             if die.label == data.IGNORE:
                 continue
-            windows.append(data.cut_window(image, die.x, die.y, die.size, die.angle, None, geometry=geometry))
+            windows.append(data.cut_window(image, die.x, die.y, die.size, die.angle, None, geometry=GEOMETRY))
             classes.append(die.label)
             oracle.append(1)
             for _ in range(3):
-                windows.append(data.cut_window(image, *data.jittered(die, rng, small), None, geometry=geometry))
+                windows.append(data.cut_window(image, *data.jittered(die, rng, small), None, geometry=GEOMETRY))
                 classes.append(die.label)
                 oracle.append(0)
         w, c = data.sample_windows(scene, rng, per_die=0, negatives_per_die=1.0, background=3, degrade=0.0,
-                                   geometry=geometry)
+                                   geometry=GEOMETRY)
         windows += w
         classes += c
         oracle += [0] * len(c)
-    return np.stack(windows), np.asarray(classes, np.int64), np.asarray(oracle, np.int8)
+    return HeldOut(np.stack(windows), np.asarray(classes, np.int64), np.asarray(oracle, np.int8))
 
 
 # ----------------------------------------------------------------------------- colour augmentation
@@ -248,7 +243,7 @@ def make_model():
 
 def export(model) -> classifier.Member:
     """The model as a member of a model file: a `classifier_graph` layer list (batch norm
-    folded into the convolutions), its weights and the window geometry it was trained on."""
+    folded into the convolutions) and its weights."""
     import torch.nn as nn
 
     layers: list[dict] = []
@@ -284,11 +279,12 @@ def export(model) -> classifier.Member:
         else:
             raise TypeError(f"cannot export {m}")
         i += 1
-    return classifier.Member(layers, weights, GEOMETRY)
+    return classifier.Member(layers, weights)
 
 
 def save_model(path: Path, members: list[classifier.Member], temperature: float, notes: dict) -> None:
-    arrays = {k: v if k.startswith("meta_") else v.astype(np.float16) for k, v in classifier.member_arrays(members).items()}
+    arrays = {k: v if k.startswith("meta_") else v.astype(np.float16)
+              for k, v in classifier.member_arrays(members, GEOMETRY).items()}
     np.savez_compressed(path, meta_temperature=np.array(temperature), meta_notes=np.array(json.dumps(notes)), **arrays)
 
 
@@ -299,17 +295,19 @@ def scaled_logits(member: classifier.Member, factor: float) -> classifier.Member
         raise SystemExit(f"cannot scale the logits of a network ending in {member.layers[last]['op']}")
     weights = {**member.weights, f"l{last}_w": member.weights[f"l{last}_w"] * factor,
                f"l{last}_b": member.weights[f"l{last}_b"] * factor}
-    return classifier.Member(member.layers, weights, member.geometry)
+    return classifier.Member(member.layers, weights)
 
 
 def load_members(paths: list[Path]) -> tuple[list[classifier.Member], list[dict]]:
-    """The networks (each with its window geometry) and notes of trained model files. Each
-    file's temperature is folded into its networks' last layer: members trained apart come out
-    over- or under-confident by different factors, and averaging their raw logits would let
+    """The networks and notes of trained model files, checked to share one window geometry.
+    Each file's temperature is folded into its networks' last layer: members trained apart come
+    out over- or under-confident by different factors, and averaging their raw logits would let
     the loudest one decide."""
     members, notes = [], []
     for path in paths:
         net = classifier.ValueNet(path)
+        if net.geometry != GEOMETRY:
+            raise SystemExit(f"{path} cuts windows as {net.geometry}, not {GEOMETRY} (give --window and --die)")
         members += [scaled_logits(m, 1.0 / net.temperature) for m in net.members]
         with np.load(path) as f:
             notes.append(json.loads(str(f["meta_notes"])))
@@ -369,14 +367,12 @@ def train(x: np.ndarray, y: np.ndarray, real: np.ndarray, epochs: int, per_epoch
 # ----------------------------------------------------------------------------- calibration and figures
 
 
-def all_turn_logits(net: classifier.ValueNet, windows_bgr: dict[Geometry, np.ndarray]) -> np.ndarray:
-    """4 x N x classes logits of the windows (cut at each member's geometry) at 0, 90, 180
-    and 270 degrees."""
+def all_turn_logits(net: classifier.ValueNet, windows_bgr: np.ndarray) -> np.ndarray:
+    """4 x N x classes logits of the windows at 0, 90, 180 and 270 degrees."""
     out = []
-    for start in range(0, len(next(iter(windows_bgr.values()))), 2048):
-        looks = {g: window_channels(windows_bgr[g][start:start + 2048], g) for g in net.geometries}
-        out.append(np.stack([net.logits({g: np.rot90(ch, k, axes=(2, 3)) for g, ch in looks.items()})
-                             for k in range(4)]))
+    for start in range(0, len(windows_bgr), 2048):
+        ch = window_channels(windows_bgr[start:start + 2048], GEOMETRY)
+        out.append(np.stack([net.logits(np.rot90(ch, k, axes=(2, 3))) for k in range(4)]))
     return np.concatenate(out, axis=1)
 
 
@@ -487,12 +483,10 @@ def main(argv: list[str] | None = None) -> int:
     log(f"photos: {len(fit_photos)} to fit, {len(held_photos)} held out; synthetic: {len(synth)} + {len(held_synth)} "
         f"+ {len(held_game)} held out ({time.time() - started:.0f} s)")
 
-    members, member_notes = load_members(args.combine) if args.combine else ([], [])
-    geometries = list(dict.fromkeys(m.geometry for m in members)) or [GEOMETRY]
-    held = {"real": held_out(held_photos, args.seed + 2, geometries),
-            "synthetic": held_out(held_synth, args.seed + 3, geometries),
-            "game": held_out(held_game, args.seed + 4, geometries)}
+    held = {"real": held_out(held_photos, args.seed + 2), "synthetic": held_out(held_synth, args.seed + 3),
+            "game": held_out(held_game, args.seed + 4)}
     if args.combine:
+        members, member_notes = load_members(args.combine)
         notes = {"members": member_notes, "held_out_photos": [scene.name for scene in held_photos]}
         return calibrate_and_save(args.out, members, held, notes, started)
 
@@ -523,7 +517,7 @@ def main(argv: list[str] | None = None) -> int:
         with torch.no_grad():
             for name, key in (("held-out photos", "real"), ("held-out synthetic", "synthetic"),
                               ("held-out game scenes", "game")):
-                hx = held[key].windows[GEOMETRY]
+                hx = held[key].windows
                 logits = torch.cat([model(to_channels(hx[i:i + 1024])) for i in range(0, len(hx), 1024)]).numpy()
                 report(name, classifier.softmax(logits), held[key].classes)
         model.train()

@@ -113,46 +113,27 @@ def test_edge_from_box() -> None:
 def test_dnn_graph_matches_numpy_forward() -> None:
     net = classifier.value_net()
     assert net.uses_dnn, "OpenCV could not load the generated ONNX graph"
-    rng = np.random.default_rng(1)
-    looks = {g: rng.standard_normal((4, CHANNELS, g.window_px, g.window_px)).astype(np.float32) for g in net.geometries}
-    members = np.mean([forward(m.layers, m.weights, looks[m.geometry]) for m in net.members], axis=0)
-    np.testing.assert_allclose(net.logits(looks), members, rtol=1e-3, atol=1e-3)
-
-
-def save_members(path, members) -> classifier.ValueNet:
-    with np.load(classifier.MODEL_PATH) as data:
-        meta = {k: data[k] for k in ("meta_temperature", "meta_notes")}
-    np.savez(path, **meta, **classifier.member_arrays(members))
-    return classifier.ValueNet(path)
+    side = net.geometry.window_px
+    x = np.random.default_rng(1).standard_normal((4, CHANNELS, side, side)).astype(np.float32)
+    members = np.mean([forward(m.layers, m.weights, x) for m in net.members], axis=0)
+    np.testing.assert_allclose(net.logits(x), members, rtol=1e-3, atol=1e-3)
 
 
 def test_a_model_file_of_members_averages_their_logits(tmp_path) -> None:
-    one = classifier.value_net().members[0]
-    last_bias = f"l{len(one.layers) - 1}_b"
-    shifted = {**one.weights, last_bias: one.weights[last_bias] + 2.0}  # the same network, every logit 2 higher
-    twice = save_members(tmp_path / "twice.npz", [one, classifier.Member(one.layers, shifted, one.geometry)])
-    assert len(twice.members) == 2 and twice.geometries == (one.geometry,)
+    one = classifier.value_net()
+    member = one.members[0]
+    last_bias = f"l{len(member.layers) - 1}_b"
+    shifted = {**member.weights, last_bias: member.weights[last_bias] + 2.0}  # the same network, every logit 2 higher
+    arrays = classifier.member_arrays([member, classifier.Member(member.layers, shifted)], one.geometry)
+    with np.load(classifier.MODEL_PATH) as data:
+        meta = {k: data[k] for k in ("meta_temperature", "meta_notes")}
+    np.savez(tmp_path / "twice.npz", **meta, **arrays)
+    twice = classifier.ValueNet(tmp_path / "twice.npz")
+    assert len(twice.members) == 2 and twice.geometry == one.geometry
     side = one.geometry.window_px
     x = np.random.default_rng(3).standard_normal((2, CHANNELS, side, side)).astype(np.float32)
-    first = forward(one.layers, one.weights, x)
-    np.testing.assert_allclose(twice.logits({one.geometry: x}), first + 1.0, rtol=1e-3, atol=1e-3)
-
-
-def test_members_may_read_windows_of_other_sizes(tmp_path) -> None:
-    # a network that reads any window size (global average pool), once per geometry
-    rng = np.random.default_rng(5)
-    layers = [{"op": "conv", "stride": 1, "pad": 1, "group": 1}, {"op": "relu"}, {"op": "gap"}, {"op": "dense"}]
-    weights = {"l0_w": rng.standard_normal((6, CHANNELS, 3, 3)).astype(np.float32), "l0_b": np.zeros(6, np.float32),
-               "l3_w": rng.standard_normal((8, 6)).astype(np.float32), "l3_b": np.zeros(8, np.float32)}
-    small, big = Geometry(24, 18.0), Geometry(48, 36.0)
-    net = save_members(tmp_path / "two-sizes.npz", [classifier.Member(layers, weights, small),
-                                                    classifier.Member(layers, weights, big)])
-    assert net.geometries == (small, big)
-    image = render(scene([DieSpec(5, (160, 120), 50, angle=20)])).image
-    looks = net.looks(image, [(160.0, 120.0, 50.0, 20.0)])
-    assert looks[small].shape == (1, CHANNELS, 24, 24) and looks[big].shape == (1, CHANNELS, 48, 48)
-    expected = (forward(layers, weights, looks[small]) + forward(layers, weights, looks[big])) / 2
-    np.testing.assert_allclose(net.logits(looks), expected, rtol=1e-3, atol=1e-3)
+    first = forward(member.layers, member.weights, x)
+    np.testing.assert_allclose(twice.logits(x), first + 1.0, rtol=1e-3, atol=1e-3)
 
 
 def test_graph_with_strided_and_grouped_convolutions() -> None:

@@ -11,8 +11,7 @@ A value is read from the face only: side faces seen in oblique views and neighbo
 near the window's edge are trained to be ignored. Windows whose reading is not clear are
 read again at the other three quarter turns and the answers averaged (`tta="auto"`).
 The model file `die_values.npz`, made by `scripts/train_classifier.py`, holds one or more
-members (networks trained from different seeds or on windows of other sizes, each window cut
-at its member's geometry, logits averaged) and a temperature
+members (the same network trained from different seeds, logits averaged) and a temperature
 that divides the logits, fitted on photos the networks never trained on, so that a value
 confidence (`value_confidence`) of 0.9 is right about 9 times in 10 or more.
 """
@@ -41,21 +40,16 @@ DieBox = tuple[tuple[float, float], float, float | None]  # (centre x, y), top-f
 
 @dataclass
 class Member:
-    """One trained network of a model file: its layer list, its weights and the window
-    geometry it reads."""
+    """One trained network of a model file: its layer list and its weights."""
 
     layers: list[dict]
     weights: dict[str, np.ndarray]
-    geometry: Geometry
-
-
-Looks = dict[Geometry, np.ndarray]  # the same windows cut at each geometry: N x CHANNELS x W x W
 
 
 class ValueNet:
-    """The trained networks of a model file, loaded once: `logits(looks)` for N windows cut
-    at each member's geometry (`geometries`). A file may hold several members, networks
-    trained from different seeds or on windows of other sizes; their logits are averaged
+    """The trained networks of a model file, loaded once: `logits(channels)` for
+    N x CHANNELS x W x W windows cut with `geometry` (`windows`). A file may hold several
+    members, the same network trained from different seeds; their logits are averaged
     (members disagree mostly where a window is hard, which makes the average both righter
     and less sure there)."""
 
@@ -64,21 +58,14 @@ class ValueNet:
             layers = json.loads(str(data["meta_layers"]))
             self.temperature = float(data["meta_temperature"])
             weights = {k: data[k].astype(np.float32) for k in data.files if not k.startswith("meta_")}
-            # one [channels, window px, die px] row per member; files of one geometry have one row
-            windows = data["meta_windows"] if "meta_windows" in data.files else data["meta_window"][None]
-        networks = members_of(layers, weights)
-        if len(windows) == 1:
-            windows = np.repeat(windows, len(networks), axis=0)
-        if len(windows) != len(networks):
-            raise ValueError(f"{path} has {len(networks)} networks but {len(windows)} window geometries")
-        if any(float(channels) != CHANNELS for channels, _, _ in windows):
-            raise ValueError(f"{path} was trained on other channels than the {CHANNELS} the code makes")
-        self.members = [Member(m_layers, m_weights, Geometry(int(window_px), float(die_px)))
-                        for (m_layers, m_weights), (_, window_px, die_px) in zip(networks, windows)]
-        self.geometries = tuple(dict.fromkeys(m.geometry for m in self.members))
+            channels, window_px, die_px = (float(v) for v in data["meta_window"])
+        if channels != CHANNELS:
+            raise ValueError(f"{path} was trained on {channels:.0f} channels, the code makes {CHANNELS}")
+        self.geometry = Geometry(int(window_px), die_px)
+        self.members = members_of(layers, weights)
         try:
             self._dnn = [cv2.dnn.readNetFromONNX(np.frombuffer(
-                network_onnx(m.layers, m.weights, CHANNELS, m.geometry.window_px), np.uint8)) for m in self.members]
+                network_onnx(m.layers, m.weights, CHANNELS, self.geometry.window_px), np.uint8)) for m in self.members]
         except cv2.error:  # an OpenCV built without dnn's ONNX reader: numpy gives the same answer, slower
             self._dnn = None
 
@@ -86,40 +73,39 @@ class ValueNet:
     def uses_dnn(self) -> bool:
         return self._dnn is not None
 
-    def logits(self, looks: Looks) -> np.ndarray:
-        """N x classes: the members' logits for the windows of `looks`, averaged."""
-        n = len(next(iter(looks.values())))
-        if n == 0:
+    def logits(self, channels: np.ndarray) -> np.ndarray:
+        """N x classes: the members' logits for N windows' channels, averaged."""
+        if len(channels) == 0:
             return np.zeros((0, len(CLASS_NAMES)), np.float32)
-        total = np.zeros((n, len(CLASS_NAMES)), np.float32)
-        for i, member in enumerate(self.members):
-            x = np.ascontiguousarray(looks[member.geometry], dtype=np.float32)
-            if self._dnn is None:
-                total += forward(member.layers, member.weights, x)
-            else:
-                self._dnn[i].setInput(x)
-                total += self._dnn[i].forward().reshape(n, -1)
-        return total / len(self.members)
+        x = np.ascontiguousarray(channels, dtype=np.float32)
+        if self._dnn is None:
+            return np.mean([forward(m.layers, m.weights, x) for m in self.members], axis=0)
+        total = np.zeros((len(x), len(CLASS_NAMES)), np.float32)
+        for dnn in self._dnn:
+            dnn.setInput(x)
+            total += dnn.forward().reshape(len(x), -1)
+        return total / len(self._dnn)
 
-    def looks(self, image_bgr: np.ndarray, boxes: Sequence[Box]) -> Looks:
-        """The windows of (x, y, edge, angle) boxes cut at every geometry of the members."""
-        return {g: window_channels(cut_windows(image_bgr, boxes, g), g) for g in self.geometries}
+    def windows(self, image_bgr: np.ndarray, boxes: Sequence[Box]) -> np.ndarray:
+        """The channels of the windows of (x, y, edge, angle) boxes, cut at the model's geometry."""
+        return window_channels(cut_windows(image_bgr, boxes, self.geometry), self.geometry)
 
 
-def members_of(layers: list, weights: dict[str, np.ndarray]) -> list[tuple[list[dict], dict[str, np.ndarray]]]:
-    """The (layers, weights) of each network of a model file: `meta_layers` is one layer
-    list, or a list of them with member k's weights named `m{k}_...`."""
+def members_of(layers: list, weights: dict[str, np.ndarray]) -> list[Member]:
+    """The networks of a model file: `meta_layers` is one layer list, or a list of them with
+    member k's weights named `m{k}_...`."""
     if layers and isinstance(layers[0], dict):
-        return [(layers, weights)]
-    return [(member, {k[len(f"m{i}_"):]: v for k, v in weights.items() if k.startswith(f"m{i}_")})
+        return [Member(layers, weights)]
+    return [Member(member, {k[len(f"m{i}_"):]: v for k, v in weights.items() if k.startswith(f"m{i}_")})
             for i, member in enumerate(layers)]
 
 
-def member_arrays(members: Sequence[Member]) -> dict[str, np.ndarray]:
-    """The `meta_layers`, `meta_windows` and weight arrays of a model file holding these members."""
+def member_arrays(members: Sequence[Member], geometry: Geometry) -> dict[str, np.ndarray]:
+    """The `meta_layers`, `meta_window` and weight arrays of a model file holding these
+    members, which read windows cut at `geometry`."""
     arrays = {f"m{i}_{k}": v for i, m in enumerate(members) for k, v in m.weights.items()}
-    windows = np.array([[CHANNELS, m.geometry.window_px, m.geometry.die_px] for m in members], np.float64)
-    return {"meta_layers": np.array(json.dumps([m.layers for m in members])), "meta_windows": windows, **arrays}
+    return {"meta_layers": np.array(json.dumps([m.layers for m in members])),
+            "meta_window": np.array([CHANNELS, geometry.window_px, geometry.die_px], np.float64), **arrays}
 
 
 _net: ValueNet | None = None
@@ -179,24 +165,19 @@ def combine(first_logits: np.ndarray, turned_logits: np.ndarray | None, temperat
     return probabilities
 
 
-def turned(looks: Looks, which: np.ndarray | None = None) -> Looks:
-    """The windows (all, or those picked by `which`) at the other three quarter turns."""
-    return {g: quarter_turns(ch if which is None else ch[which]) for g, ch in looks.items()}
-
-
-def read_windows(looks: Looks, tta: bool | str = "auto", net: ValueNet | None = None) -> np.ndarray:
-    """N x 8 calibrated probabilities for the windows of `looks` (see `ValueNet.looks`)."""
+def read_windows(channels: np.ndarray, tta: bool | str = "auto", net: ValueNet | None = None) -> np.ndarray:
+    """N x 8 calibrated probabilities for N x CHANNELS x W x W window channels (`ValueNet.windows`)."""
     net = net or value_net()
-    first = net.logits(looks)
+    first = net.logits(channels)
     if tta is False or len(first) == 0:
         return softmax(first / net.temperature)
     if tta is True:
-        again = net.logits(turned(looks)).reshape(3, len(first), -1)
+        again = net.logits(quarter_turns(channels)).reshape(3, len(first), -1)
         return (softmax(first / net.temperature) + softmax(again / net.temperature).sum(axis=0)) / 4.0
     again = needs_second_look(softmax(first / net.temperature))
     if not again.any():
         return softmax(first / net.temperature)
-    return combine(first, net.logits(turned(looks, again)), net.temperature)
+    return combine(first, net.logits(quarter_turns(channels[again])), net.temperature)
 
 
 def classify_dice(image_bgr: np.ndarray, dice: Sequence[DieBox], tta: bool | str = "auto") -> np.ndarray:
@@ -214,4 +195,4 @@ def classify_dice(image_bgr: np.ndarray, dice: Sequence[DieBox], tta: bool | str
             angle = edge_angle(grey, x, y, size)
         boxes.append((float(x), float(y), float(size), float(angle)))
     net = value_net()
-    return read_windows(net.looks(image_bgr, boxes), tta, net).astype(np.float32)
+    return read_windows(net.windows(image_bgr, boxes), tta, net).astype(np.float32)
