@@ -39,6 +39,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from vision.reading import SURE_CONFIDENCE
+
 MATCHING_HELP = (
     "matching: a predicted die matches a labelled die when its centre lies within half the "
     "label box's side of the box centre; pairs are taken nearest first, one to one; dice "
@@ -56,13 +58,21 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Read every photo of a labelled manifest and print the reader's accuracy, "
         "speed and calibration. " + MATCHING_HELP + ".",
     )
-    source = parser.add_mutually_exclusive_group(required=True)
+    source = parser.add_mutually_exclusive_group()
     source.add_argument("--manifest", type=Path, help="JSON-lines manifest of labelled photos")
     source.add_argument("--synthetic", type=int, metavar="N", help="render N synthetic scenes with vision.synth and read them")
+    source.add_argument("--suite", type=Path, metavar="DIR",
+                        help="every manifest.jsonl under DIR (its test split unless --split), each photo read with "
+                             "its own dice count as the device does; one table, a row per set")
+    parser.add_argument("--negatives", type=int, metavar="N", default=0,
+                        help="also read N seeded pictures with no die (text, grids, checkerboards, gradients, "
+                             "noise, wood; seed --seed) and count the dice found in them")
     parser.add_argument("--root", type=Path, help="folder the manifest's image paths are relative to (default: the manifest's folder)")
     parser.add_argument("--split", help="only photos of this split (e.g. test)")
     parser.add_argument("--seed", type=int, default=1, help="seed of the synthetic scenes (default 1)")
-    parser.add_argument("--expect", type=int, help="pass the expected dice count to the reader")
+    parser.add_argument("--expect", type=expected_count, metavar="N|labelled",
+                        help="pass the expected dice count to the reader: N for every photo, or 'labelled' for each "
+                             "photo's own count (the default with --suite)")
     parser.add_argument("--failures", action="store_true", help="also list every photo not read exactly right")
     parser.add_argument("--json", action="store_true", help="print the figures as one JSON object")
     parser.add_argument("--threads", type=int, default=1, help="OpenCV threads (default 1)")
@@ -74,9 +84,28 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(handler=run)
 
 
+def expected_count(text: str) -> int | str:
+    if text == "labelled":
+        return text
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a dice count or 'labelled': {text!r}") from None
+
+
+def expectation(args: argparse.Namespace, photo) -> int | None:
+    """The dice count the reader is told for a photo."""
+    if args.expect == "labelled":
+        return len(photo.dice)
+    return args.expect
+
+
 def run(args: argparse.Namespace) -> int:
     import cv2
 
+    if args.manifest is None and args.synthetic is None and args.suite is None and not args.negatives:
+        print("cubilete bench vision: give --manifest, --synthetic, --suite or --negatives", file=sys.stderr)
+        return 2
     cv2.setNumThreads(args.threads)
     if args.classifier is not None:
         from vision.reader.classifier import use_model
@@ -92,6 +121,8 @@ def run(args: argparse.Namespace) -> int:
         except OSError as error:
             print(f"cubilete bench vision: cannot create {args.debug_dir}: {error.strerror}", file=sys.stderr)
             return 2
+    if args.suite is not None or (args.manifest is None and args.synthetic is None):
+        return bench_suite(args)
     with tempfile.TemporaryDirectory(prefix="cubilete-bench-") as scratch:
         loaded = load_photos(args, Path(scratch))
         if isinstance(loaded, int):
@@ -145,7 +176,7 @@ def bench_reading(args: argparse.Namespace, title: str, root: Path, photos: list
             read_dice(image)
             warmed = True
         started = time.perf_counter()
-        reading = read_dice(image, args.expect)
+        reading = read_dice(image, expectation(args, photo))
         ms = (time.perf_counter() - started) * 1000
         results.append(match_photo(photo.dice, reading, photo.image, ms))
         if args.debug_dir is not None and not results[-1].exact:
@@ -162,6 +193,123 @@ def bench_reading(args: argparse.Namespace, title: str, root: Path, photos: list
                 wrong = ", ".join(f"{t} read {v} ({c:.2f})" for t, v, c in r.wrong)
                 print(f"  {r.image}: wrong [{wrong}] missed {r.misses} extra {[(v, round(c, 2)) for v, c in r.extras]}")
     return 0
+
+
+def bench_suite(args: argparse.Namespace) -> int:
+    """One row per photo set under --suite (and one for --negatives): the table of the issue."""
+    from vision.reader.evaluate import load_manifest
+    from vision.reader.reader import load_models
+
+    if args.expect is None:
+        args.expect = "labelled"
+    load_models()
+    rows: list[dict] = []
+    manifests = sorted(args.suite.rglob("manifest.jsonl")) if args.suite is not None else []
+    if args.suite is not None and not manifests:
+        print(f"cubilete bench vision: no manifest.jsonl under {args.suite}", file=sys.stderr)
+        return 2
+    for manifest in manifests:
+        name = str(manifest.parent.relative_to(args.suite)) if manifest.parent != args.suite else manifest.parent.name
+        try:
+            photos = load_manifest(manifest, args.split or "test")
+        except (OSError, ValueError) as error:
+            print(f"cubilete bench vision: {error}", file=sys.stderr)
+            return 2
+        if not photos:
+            continue
+        print(f"reading {name}: {len(photos)} photos ...", file=sys.stderr, flush=True)
+        summary = read_set(args, manifest.parent, photos)
+        if summary is None:
+            return 1
+        rows.append({"set": name, **summary.to_json(), "asked_rate": round(summary.asked_rate, 4)})
+    if args.negatives:
+        print(f"reading {args.negatives} pictures with no die ...", file=sys.stderr, flush=True)
+        rows.append(read_negatives(args.negatives, args.seed))
+    if args.json:
+        print(json.dumps({"expect": args.expect, "split": args.split or "test", "sets": rows}))
+    else:
+        print(format_suite(rows, args.expect, args.split or "test"))
+    return 0
+
+
+def read_set(args: argparse.Namespace, root: Path, photos: list):
+    """The summary of reading every photo of one set, or None when a photo is missing."""
+    import cv2
+
+    from vision.reader.evaluate import match_photo, summarise
+    from vision.reader.reader import read_dice
+
+    results = []
+    for photo in photos:
+        image = cv2.imread(str(root / photo.image), cv2.IMREAD_COLOR)
+        if image is None:
+            print(f"cubilete bench vision: cannot read {root / photo.image}", file=sys.stderr)
+            return None
+        started = time.perf_counter()
+        reading = read_dice(image, expectation(args, photo))
+        results.append(match_photo(photo.dice, reading, photo.image, (time.perf_counter() - started) * 1000))
+        if args.failures and not results[-1].exact:
+            r = results[-1]
+            wrong = ", ".join(f"{t} read {v} ({c:.2f})" for t, v, c in r.wrong)
+            print(f"  {root.name}/{r.image}: wrong [{wrong}] missed {r.misses} "
+                  f"extra {[(v, round(c, 2)) for v, c in r.extras]}", file=sys.stderr)
+    return summarise(results)
+
+
+def read_negatives(count: int, seed: int) -> dict:
+    """Dice found in `count` seeded no-dice pictures (image i of seed s: rng [s, 10**6 + i],
+    kinds in turn), read without a dice count."""
+    import numpy as np
+
+    from vision.reader.evaluate import percentile
+    from vision.reader.reader import read_dice
+    from vision.synth.clutter import NEGATIVE_KINDS, negative_image
+
+    with_dice, dice, sure, ms = 0, 0, 0, []
+    by_kind: dict[str, int] = {}
+    for i in range(count):
+        kind = NEGATIVE_KINDS[i % len(NEGATIVE_KINDS)]
+        image = negative_image(np.random.default_rng([seed, 10**6 + i]), 640, 480, kind)
+        started = time.perf_counter()
+        reading = read_dice(image)
+        ms.append((time.perf_counter() - started) * 1000)
+        with_dice += bool(reading.dice)
+        dice += len(reading.dice)
+        found_sure = sum(d.confidence >= SURE_CONFIDENCE for d in reading.dice)
+        sure += found_sure
+        if found_sure:
+            by_kind[kind] = by_kind.get(kind, 0) + 1
+    return {"set": "negatives", "photos": count, "pictures_with_dice": with_dice, "extras": dice,
+            "sure_extras": sure, "pictures_with_sure_dice_by_kind": by_kind,
+            "median_ms": round(percentile(ms, 0.5), 2), "p95_ms": round(percentile(ms, 0.95), 2)}
+
+
+def format_suite(rows: list[dict], expect, split: str) -> str:
+    counted = "each photo's own dice count given" if expect == "labelled" else (
+        "no dice count given" if expect is None else f"{expect} dice expected in every photo")
+    head = (f"{'set':<14} {'photos':>6} {'exact':>7} {'per die':>8} {'wrong':>6} {'missed':>6} {'extra':>6} "
+            f"{'sure wrong':>16} {'asked':>7} {'ms p50':>7} {'p95':>6}")
+    lines = [f"split {split}, {counted}; one OpenCV thread", head, "-" * len(head)]
+    for r in rows:
+        if r["set"] == "negatives":
+            continue
+        sure = r["sure_right"] + r["sure_wrong"]
+        lines.append(
+            f"{r['set']:<14} {r['photos']:>6} {100 * r['exact_rate']:>6.1f}% {100 * r['accuracy']:>7.2f}% "
+            f"{r['wrong']:>6} {r['misses']:>6} {r['extras']:>6} "
+            f"{r['sure_wrong']:>4}/{sure:<5} {100 * r['sure_error_rate']:>4.2f}% {100 * r['asked_rate']:>6.1f}% "
+            f"{r['median_ms']:>7.1f} {r['p95_ms']:>6.1f}")
+    for r in rows:
+        if r["set"] == "negatives":
+            kinds = ", ".join(f"{k} {v}" for k, v in sorted(r["pictures_with_sure_dice_by_kind"].items())) or "none"
+            lines.append(f"negatives: {r['photos']} pictures with no die (no count given): {r['pictures_with_dice']} "
+                         f"gave a die, {r['extras']} dice in all, {r['sure_extras']} at confidence >= "
+                         f"{SURE_CONFIDENCE} (pictures with a sure die by kind: {kinds}); ms median "
+                         f"{r['median_ms']:.1f}, p95 {r['p95_ms']:.1f}")
+    lines.append("exact: every die found with its value and nothing extra; per die: a die counts by its value, "
+                 "sure or not; sure wrong: dice read at confidence >= 0.9 and not cocked whose value was wrong, "
+                 "of all sure dice; asked: photos with a count problem, an unsure or a cocked die")
+    return "\n".join(lines)
 
 
 def bench_detection(args: argparse.Namespace, title: str, root: Path, photos: list) -> int:

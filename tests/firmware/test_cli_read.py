@@ -95,3 +95,39 @@ def test_bench_vision_can_compare_another_classifier_model(tmp_path: Path, capsy
     assert main(["bench", "vision", "--manifest", str(manifest), "--classifier", str(broken)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "broken.npz" in err[0]
+
+
+def test_bench_vision_suite_prints_a_row_per_set_and_the_negatives(tmp_path: Path,
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    from vision import synth
+
+    for name, seed in (("camera-a", 6), ("camera-b", 7)):
+        synth.write_manifest(tmp_path / name, n=2, seed=seed, split="test")
+    assert main(["bench", "vision", "--suite", str(tmp_path), "--negatives", "6", "--json"]) == 0
+    figures = json.loads(capsys.readouterr().out)
+    assert figures["expect"] == "labelled"
+    rows = {row["set"]: row for row in figures["sets"]}
+    assert set(rows) == {"camera-a", "camera-b", "negatives"}
+    assert rows["camera-a"]["photos"] == 2 and rows["camera-a"]["dice"] > 0
+    for key in ("exact_rate", "accuracy", "wrong", "misses", "extras", "sure_wrong", "asked", "median_ms", "p95_ms"):
+        assert key in rows["camera-b"]
+    assert rows["negatives"]["photos"] == 6 and "sure_extras" in rows["negatives"]
+    assert main(["bench", "vision", "--suite", str(tmp_path)]) == 0
+    table = capsys.readouterr().out
+    assert "camera-a" in table and "camera-b" in table and "sure wrong" in table
+
+
+def test_bench_vision_needs_something_to_read(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bench", "vision"]) == 2
+    assert "--suite" in capsys.readouterr().err
+
+
+def test_negative_pictures_are_seeded() -> None:
+    from vision.synth.clutter import NEGATIVE_KINDS, negative_image
+
+    for kind in NEGATIVE_KINDS:
+        first = negative_image(np.random.default_rng([1, 2]), 160, 120, kind)
+        assert first.shape == (120, 160, 3) and first.dtype == np.uint8
+        assert np.array_equal(first, negative_image(np.random.default_rng([1, 2]), 160, 120, kind))
+    with pytest.raises(ValueError):
+        negative_image(np.random.default_rng(1), 64, 64, "dice")

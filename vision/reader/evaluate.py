@@ -88,6 +88,7 @@ class PhotoResult:
     sure_extras: int = 0
     per_value: dict[int, list[int]] = field(default_factory=dict)  # true value -> [right, total]
     ms: float = 0.0
+    asked: bool = False  # the reading had a problem or an unsure die: a device would ask the players
 
     @property
     def exact(self) -> bool:
@@ -119,7 +120,7 @@ def match_photo(labels: Sequence[LabelledDie], reading: Reading, image: str = ""
     label_match = match_centres(labels, [die.center for die in reading.dice])
     used_predictions = set(label_match.values())
 
-    result = PhotoResult(image=image, ms=ms)
+    result = PhotoResult(image=image, ms=ms, asked=not reading.sure)
     for li, label in enumerate(labels):
         if label.ignore:
             continue
@@ -171,6 +172,11 @@ class BenchSummary:
     sure_wrong: int
     sure_extras: int
     unsure_dice: int
+    asked: int = 0
+
+    @property
+    def asked_rate(self) -> float:
+        return self.asked / self.photos if self.photos else float("nan")
 
     @property
     def accuracy(self) -> float:
@@ -204,6 +210,7 @@ class BenchSummary:
             "sure_error_rate": round(self.sure_error_rate, 4),
             "sure_extras": self.sure_extras,
             "unsure_dice": self.unsure_dice,
+            "asked": self.asked,
         }
 
 
@@ -234,6 +241,7 @@ def summarise(results: Iterable[PhotoResult]) -> BenchSummary:
         sure_wrong=sure_wrong,
         sure_extras=sum(r.sure_extras for r in results),
         unsure_dice=matched - sure_right - sure_wrong,
+        asked=sum(r.asked for r in results),
     )
 
 
@@ -255,5 +263,6 @@ def format_summary(summary: BenchSummary, title: str = "") -> str:
         f"{s.sure_right + s.sure_wrong}, of which wrong {s.sure_wrong} "
         f"({100 * s.sure_error_rate:.2f}%); sure extras {s.sure_extras}; "
         f"matched dice reported unsure: {s.unsure_dice}",
+        f"photos asked about (a count problem, an unsure or cocked die): {s.asked}/{s.photos}",
     ]
     return "\n".join(lines)
