@@ -7,10 +7,10 @@ from dataclasses import dataclass
 
 from engine.rules import Category, Rules
 from engine.scoring import (
-    hypothetical_turn, score_turn, second_turn_improves, sheet_win, throw_is_served, throw_win,
-    turn_over_required,
+    extra_bonus, hypothetical_turn, joker_boxes, score_turn, second_turn_improves, sheet_win, throw_is_served,
+    throw_win, turn_over_required,
 )
-from engine.sheet import Mark, Sheet
+from engine.sheet import Mark
 from engine.state import GameState
 
 # Reasons (stable ids; the display translates them).
@@ -21,16 +21,24 @@ SCRATCH = "scratch"                    # the dice do not qualify: filling it sco
 TURN_REQUIRED = "turn_required"        # a die must be turned over first
 NO_CROSSING_OUT = "crossing_out_not_allowed"  # cacho: another open box scores, so no 0 here
 INSTANT_WIN = "instant_win"            # filling this box wins the game at once
+JOKER = "joker"                        # yahtzee: the joker's points (five of a face as full house ...)
+JOKER_BOX = "joker_box"                # yahtzee: the joker sends these dice to another box
+EXTRA_BONUS = "extra_bonus"            # yahtzee: filling any box with these dice earns the bonus
 
 
 @dataclass(frozen=True)
 class ScoreOption:
+    """A box the player may fill. The names are the box's, or what the dice make where the
+    box is named by them (poker dice's hand). `bonus` is earned besides the box's points
+    (a yahtzee bonus, on its own line of the sheet)."""
+
     category: str
     name_en: str
     name_es: str
     points: int
     reasons: tuple[str, ...]
     allowed: bool  # False: shown for information, the fill would be refused now
+    bonus: int = 0
 
 
 @dataclass(frozen=True)
@@ -89,7 +97,7 @@ def turn_actions(state: GameState) -> TurnActions:
         player=turn.player, finished=finished, throw_number=turn.throw_number, max_throws=state.max_throws,
         may_throw=may_throw, must_throw_all=may_throw and not thrown, rethrowable=rethrowable,
         must_turn=must_turn, may_turn=may_turn, turnable=turnable, may_fill=may_fill,
-        may_cross_out=any(o.allowed and o.points == 0 for o in options),
+        may_cross_out=rules.match is None and any(o.allowed and o.points == 0 for o in options),
         bank=state.banks[turn.player] if rules.spare_throw_bank else 0,
         may_correct=throw_may_change, may_undo_throw=throw_may_change,
         may_undo=state.undo_point is not None,
@@ -101,12 +109,16 @@ def score_options(state: GameState) -> list[ScoreOption]:
 
     Empty before the first throw and once the game is over. A box that opens only after
     another (cacho's second grande) is left out until then. When a die must be turned over
-    first, the options are listed with allowed=False and the reason turn_required."""
+    first, the options are listed with allowed=False and the reason turn_required; boxes the
+    joker does not allow have allowed=False and the reason joker_box. In a match (poker
+    dice) the one option is the hand, which is never a scratch."""
     rules, turn = state.rules, state.turn
     if state.finished or not turn.throws:
         return []
     sheet = state.sheets[turn.player]
     must_turn = turn_over_required(rules, turn)
+    joker_allows = joker_boxes(rules, turn, sheet)
+    bonus = extra_bonus(rules, turn, sheet)
     results = [r for r in score_turn(rules, turn, sheet)
                if sheet.is_open(r.category.id)
                and (r.category.opens_after is None or not sheet.is_open(r.category.opens_after))]
@@ -115,11 +127,15 @@ def score_options(state: GameState) -> list[ScoreOption]:
     for r in results:
         reasons: list[str] = []
         if r.qualifies and r.served:
-            reasons.append(DE_MANO if rules.served == "all_dice" else SERVED)
-        elif r.qualifies and rules.served == "all_dice" and _has_served_value(r.category):
+            reasons.append(DE_MANO if rules.de_mano else SERVED)
+        elif r.qualifies and rules.de_mano and _has_served_value(r.category):
             reasons.append(DE_HUEVO)
-        if r.points == 0:
+        if r.joker:
+            reasons.append(JOKER)
+        if r.points == 0 and rules.match is None:
             reasons.append(SCRATCH)
+        if bonus:
+            reasons.append(EXTRA_BONUS)
         allowed = True
         if must_turn:
             reasons.append(TURN_REQUIRED)
@@ -127,11 +143,15 @@ def score_options(state: GameState) -> list[ScoreOption]:
         if r.points == 0 and rules.cross_out_only_when_nothing_scores and anything_scores:
             reasons.append(NO_CROSSING_OUT)
             allowed = False
-        mark = Mark(r.points, r.points == 0, r.served, turn.throw_number)
+        if joker_allows is not None and r.category.id not in joker_allows:
+            reasons.append(JOKER_BOX)
+            allowed = False
+        mark = Mark(r.points, r.points == 0, r.served, turn.throw_number, bonus)
         if sheet_win(rules, sheet.with_mark(r.category.id, mark)) is not None:
             reasons.append(INSTANT_WIN)
-        options.append(ScoreOption(r.category.id, r.category.name_en, r.category.name_es, r.points,
-                                   tuple(reasons), allowed))
+        name_en, name_es = (r.category.name_en, r.category.name_es) if r.category.describe is None \
+            else r.category.describe(turn.dice)
+        options.append(ScoreOption(r.category.id, name_en, name_es, r.points, tuple(reasons), allowed, bonus))
     order = {c: i for i, c in enumerate(rules.category_ids)}
     options.sort(key=lambda o: (not o.allowed, INSTANT_WIN not in o.reasons, -o.points, order[o.category]))
     return options
@@ -179,7 +199,7 @@ def score_roll(rules: Rules, dice: tuple[int, ...], throw: int = 1, held: int = 
     """Score dice shown by throw number `throw` with `held` dice kept from earlier throws,
     every box open (so a box that needs another to hold points scores 0)."""
     turn = hypothetical_turn(tuple(dice), throw, held)
-    empty = Sheet.empty(rules.category_ids)
+    empty = rules.empty_sheet()
     results = score_turn(rules, turn, empty)
     return RollScore(
         served=throw_is_served(rules, turn),

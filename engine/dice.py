@@ -95,3 +95,33 @@ def largest_group_total(dice: Dice, n: int) -> int:
     counts = Counter(dice)
     face = max(counts, key=lambda f: (counts[f], f))
     return face * min(n, counts[face])
+
+
+def two_pairs(dice: Dice) -> bool:
+    """Two different faces each shown by at least two dice (a full house is two pairs; four
+    or five of a face is not)."""
+    return sum(1 for size in group_sizes(dice) if size >= 2) >= 2
+
+
+def run_of(n: int) -> Predicate:
+    """Some n faces in sequence are among the dice (Yahtzee's small straight: run_of(4))."""
+
+    def predicate(dice: Dice) -> bool:
+        present = set(dice)
+        return any(all(face + i in present for i in range(n)) for face in range(1, 8 - n))
+
+    predicate.__name__ = f"run_of_{n}"
+    return predicate
+
+
+def highest_kind_total(dice: Dice, n: int) -> int:
+    """n times the highest face shown by at least n dice; 0 if none (Yatzy's one pair: 6-6-5-5-1
+    scores 12)."""
+    faces = [face for face, count in Counter(dice).items() if count >= n]
+    return n * max(faces) if faces else 0
+
+
+def two_pairs_total(dice: Dice) -> int:
+    """The four dice of the two highest pairs of different faces; 0 without two pairs."""
+    faces = sorted((face for face, count in Counter(dice).items() if count >= 2), reverse=True)
+    return 2 * (faces[0] + faces[1]) if len(faces) >= 2 else 0

@@ -162,6 +162,10 @@ class CrossingOutNotAllowed(RuleError):
     rule = "crossing_out"
 
 
+class JokerBoxRequired(RuleError):
+    rule = "joker_box"
+
+
 class PointsMismatch(RuleError):
     rule = "points_mismatch"
 

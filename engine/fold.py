@@ -17,17 +17,19 @@ from engine.dice import opposite
 from engine.errors import (
     BadDieValue, BadPartnerships, BadPlayers, BadStake, CategoryFilled, CategoryNotOpenYet,
     CrossingOutNotAllowed, DieAlreadyTurned, FirstThrowNotAllDice, GameAlreadyStarted,
-    GameNotStarted, GameOver, HeldDieChanged, LockedDieRethrown, MalformedEvent, NoThrowToUndo,
+    GameNotStarted, GameOver, HeldDieChanged, JokerBoxRequired, LockedDieRethrown, MalformedEvent, NoThrowToUndo,
     NoThrowYet, NothingThrown, NothingToCorrect, NothingToUndo, PointsMismatch, RollOffMismatch,
     SecondTurnMustImprove, ThrowAfterTurnOver, TooManyThrows, TooManyTurnedDice,
     TurnRequired, TurnTooEarly, TurnedDieNotOpposite, TurningNotInGame, UnknownCategory,
     WrongDiceCount, WrongPlayer,
 )
 from engine.games import resolve_game
+from engine.match import next_to_play, round_decided, stand, start_match
 from engine.ordering import roll_off_order
 from engine.rules import GameDef
 from engine.scoring import (
-    score_category, score_turn, second_turn_improves, sheet_win, throw_win, turn_over_required,
+    extra_bonus, joker_boxes, score_category, score_turn, second_turn_improves, sheet_win, throw_win,
+    turn_over_required,
 )
 from engine.sheet import Mark, Sheet
 from engine.state import GameState, InstantWin, ThrowRecord, Turn
@@ -67,11 +69,11 @@ def start(event: Mapping[str, Any]) -> GameState:
     partnerships = _check_partnerships(event.get("partnerships"), len(players), rules.partnerships, game.id)
     if "roll_off" in event:
         _check_roll_off(game, event["roll_off"], players, partnerships)
-    categories = rules.category_ids
     return GameState(
         game=game, options=MappingProxyType(options), rules=rules, players=players,
-        sheets=tuple(Sheet.empty(categories) for _ in players), turn=Turn(player=0),
+        sheets=tuple(rules.empty_sheet() for _ in players), turn=Turn(player=0),
         banks=(0,) * len(players), stake=stake, partnerships=partnerships,
+        match=None if rules.match is None else start_match(len(players)),
     )
 
 
@@ -287,7 +289,13 @@ def _fill(state: GameState, category_id: str, scratch: bool, claimed: int | None
         raise CategoryNotOpenYet(f"{category_id} is filled only after {category.opens_after}")
     if turn_over_required(rules, turn):
         raise TurnRequired("after the second throw a die must be turned over before a box is filled")
+    allowed = joker_boxes(rules, turn, sheet)
+    if allowed is not None and category_id not in allowed:
+        raise JokerBoxRequired(f"five of a face with {rules.joker.box} filled (the joker) goes in "
+                               f"{' or '.join(sorted(allowed))}")
     result = score_category(rules, category, turn, sheet)
+    if scratch and rules.match is not None and result.points > 0:
+        raise CrossingOutNotAllowed("in a match a player stands on the hand the dice show; it is not crossed out")
     points = 0 if scratch else result.points
     if points == 0 and rules.cross_out_only_when_nothing_scores:
         scoring = [r.category.id for r in score_turn(rules, turn, sheet)
@@ -298,7 +306,7 @@ def _fill(state: GameState, category_id: str, scratch: bool, claimed: int | None
     if claimed is not None and claimed != points:
         raise PointsMismatch(f"{category_id} scores {points} with these dice, not {claimed}")
     mark = Mark(points=points, scratched=points == 0, served=points > 0 and result.served,
-                throw=turn.throw_number)
+                throw=turn.throw_number, bonus=extra_bonus(rules, turn, sheet))
     new_sheet = sheet.with_mark(category_id, mark)
     sheets = state.sheets[:player] + (new_sheet,) + state.sheets[player + 1:]
     banks = state.banks
@@ -306,6 +314,12 @@ def _fill(state: GameState, category_id: str, scratch: bool, claimed: int | None
         banks = banks[:player] + (banks[player] + rules.throws - turn.throw_number,) + banks[player + 1:]
     won = sheet_win(rules, new_sheet)
     instant = None if won is None else InstantWin(player, won.id, won.name_en, won.name_es, "fill")
+    if state.match is not None and rules.match is not None:
+        match = stand(rules.match, state.match, player, turn.dice, turn.throw_number)
+        if round_decided(match):
+            sheets = tuple(s.emptied() for s in sheets)
+        return dataclasses.replace(state, sheets=sheets, match=match, turn=Turn(player=next_to_play(match)),
+                                   undo_point=state)
     return dataclasses.replace(
         state, sheets=sheets, banks=banks, instant_win=instant,
         turn=Turn(player=(player + 1) % len(state.players)), undo_point=state,

@@ -3,6 +3,9 @@
 A `GameDef` names a game and its house-rule options; `GameDef.rules(options)` gives the
 `Rules` the engine plays by: plain data plus pure predicates from `engine.dice`. The turn
 and game logic (`engine.fold`) reads only these fields, so a new game is a new definition.
+
+Besides the boxes, a game may have bonus lines (`ThresholdBonus`, `ExtraBonus`), a joker
+rule (`Joker`) and, instead of a score sheet, a match of rounds (`Match`, poker dice).
 """
 
 from __future__ import annotations
@@ -61,7 +64,36 @@ class KindTotal:
         return d.largest_group_total(dice, self.n)
 
 
-Points = FacePoints | FixedPoints | DiceTotal | KindTotal
+@dataclass(frozen=True)
+class HighestKindTotal:
+    """n times the highest face shown by at least n dice (Yatzy's one pair, three and four of a
+    kind: 6-6-5-5-1 scores 12 as a pair)."""
+
+    n: int
+
+    def __call__(self, dice: d.Dice, served: bool) -> int:
+        return d.highest_kind_total(dice, self.n)
+
+
+@dataclass(frozen=True)
+class TwoPairsTotal:
+    """The four dice of two pairs of different faces (Yatzy: 6-6-5-5-1 scores 22)."""
+
+    def __call__(self, dice: d.Dice, served: bool) -> int:
+        return d.two_pairs_total(dice)
+
+
+@dataclass(frozen=True)
+class HandRank:
+    """A hand's rank as its points: poker dice's 0 (nothing) to 7 (five of a kind)."""
+
+    rank: Callable[[d.Dice], int]
+
+    def __call__(self, dice: d.Dice, served: bool) -> int:
+        return self.rank(dice)
+
+
+Points = FacePoints | FixedPoints | DiceTotal | KindTotal | HighestKindTotal | TwoPairsTotal | HandRank
 
 
 # --- categories ------------------------------------------------------------------------
@@ -76,6 +108,8 @@ class Category:
     `later_throws_only` (General's small general: not on the first throw),
     `needs_positive` (double generala: another category already holds a positive score),
     `opens_after` (the second grande box opens once the first is filled).
+    `describe` names what the dice make when the box's name depends on them (poker dice's
+    one box, the hand: "Full house"): dice -> (name_en, name_es).
     """
 
     id: str
@@ -86,6 +120,7 @@ class Category:
     later_throws_only: bool = False
     needs_positive: str | None = None
     opens_after: str | None = None
+    describe: Callable[[d.Dice], tuple[str, str]] | None = None
 
     @property
     def face(self) -> int | None:
@@ -99,6 +134,91 @@ def face_categories(names: Mapping[int, tuple[str, str]], order: tuple[int, ...]
         Category(names[face][0], names[face][1], names[face][2], d.always, FacePoints(face))
         for face in order
     )
+
+
+# --- bonus lines and the joker ---------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ThresholdBonus:
+    """A bonus line: `bonus` points once the boxes `boxes` hold `threshold` or more in all
+    (Yahtzee's upper bonus: 35 when ones ... sixes total 63)."""
+
+    id: str
+    name_en: str
+    name_es: str
+    boxes: tuple[str, ...]
+    threshold: int
+    bonus: int
+
+    def progress(self, sheet: Sheet) -> int:
+        return sum(sheet.points(box) or 0 for box in self.boxes)
+
+    def points(self, sheet: Sheet) -> int:
+        return self.bonus if self.progress(sheet) >= self.threshold else 0
+
+
+@dataclass(frozen=True)
+class ExtraBonus:
+    """A bonus earned by the dice whatever box is filled with them: `bonus` for dice that make
+    `dice` once `box` holds points (Yahtzee: 100 for each further five of a face once the
+    yahtzee box holds 50, none when it holds 0). The fill's mark keeps it; this line adds
+    them up."""
+
+    id: str
+    name_en: str
+    name_es: str
+    box: str
+    dice: d.Predicate
+    bonus: int
+
+    def earned(self, dice: d.Dice, sheet: Sheet) -> int:
+        return self.bonus if self.dice(dice) and (sheet.points(self.box) or 0) > 0 else 0
+
+    def points(self, sheet: Sheet) -> int:
+        return sum(mark.bonus for mark in sheet.marks if mark is not None)
+
+
+Bonus = ThresholdBonus | ExtraBonus
+
+
+@dataclass(frozen=True)
+class Joker:
+    """Yahtzee's joker rule, for dice that make `dice` once `box` is filled (with points or 0).
+
+    The boxes in `points` then qualify with those fixed points (full house 25, small and
+    large straight 30 and 40). `forced`: the matching face box must be filled if it is
+    open; otherwise any open box that is not a face box; if none is open, an open face box
+    (scratched). Not forced: any open box."""
+
+    box: str
+    dice: d.Predicate
+    points: tuple[tuple[str, int], ...]
+    forced: bool = True
+
+    def applies(self, dice: d.Dice, sheet: Sheet | None) -> bool:
+        return sheet is not None and not sheet.is_open(self.box) and self.dice(dice)
+
+    def points_for(self, category_id: str) -> int | None:
+        return dict(self.points).get(category_id)
+
+
+# --- a match of rounds instead of a sheet (poker dice) ------------------------------------------
+
+
+@dataclass(frozen=True)
+class Match:
+    """A game of rounds with no score sheet. The game's one box is the hand a player stands
+    on; once every player of the round has stood, the best hand by `strength` (compared as
+    tuples) wins the round. Equal best hands play off between them with `play_off_throws`
+    throws each. Rounds are led in turn (round r by player r - 1, counting round the table);
+    `leader_sets_throws`: no one may take more throws than the round's first player took.
+    The first player to win `rounds_to_win` rounds wins the game."""
+
+    rounds_to_win: int
+    strength: Callable[[d.Dice], tuple[int, ...]]
+    play_off_throws: int = 1
+    leader_sets_throws: bool = True
 
 
 # --- instant wins --------------------------------------------------------------------------
@@ -203,6 +323,7 @@ def _show(value: OptionValue) -> str:
 
 ServedRule = Literal["first_throw", "all_dice", "never"]
 RollOffRule = Literal["hand_rank", "pip_total"]
+StakeRule = Literal["point", "game"]
 
 
 @dataclass(frozen=True)
@@ -211,12 +332,16 @@ class Rules:
 
     served: "first_throw" (General, Generala: made on the turn's first throw),
     "all_dice" (cacho: any throw of all the dice, de mano) or "never" (no served values).
+    de_mano: served values are called de mano, and the others de huevo (cacho).
+    stake_per: the stake of game_started is per "point" of margin, or per "game" won
+    (poker dice's stake per match).
     """
 
     dice: int
     throws: int
     categories: tuple[Category, ...]
     served: ServedRule = "first_throw"
+    de_mano: bool = False
     instant_wins: tuple[InstantWinRule, ...] = ()
     held_dice_locked: bool = False
     turn_over: TurnOver | None = None
@@ -224,10 +349,25 @@ class Rules:
     spare_throw_bank: bool = False
     roll_off: RollOffRule = "pip_total"
     partnerships: bool = False
+    bonuses: tuple[Bonus, ...] = ()
+    joker: Joker | None = None
+    match: Match | None = None
+    stake_per: StakeRule = "point"
 
     @cached_property
     def category_ids(self) -> tuple[str, ...]:
         return tuple(c.id for c in self.categories)
+
+    @cached_property
+    def extra_bonus(self) -> ExtraBonus | None:
+        return next((b for b in self.bonuses if isinstance(b, ExtraBonus)), None)
+
+    @cached_property
+    def threshold_bonuses(self) -> tuple[ThresholdBonus, ...]:
+        return tuple(b for b in self.bonuses if isinstance(b, ThresholdBonus))
+
+    def empty_sheet(self) -> Sheet:
+        return Sheet.empty(self.category_ids, self.bonuses)
 
     def category(self, category_id: str) -> Category:
         for category in self.categories:

@@ -39,12 +39,18 @@ class CategoryResult:
     qualifies: bool
     points: int
     served: bool  # the points are the served (de mano) value
+    joker: bool = False  # the points are the joker's
 
 
 def score_category(rules: Rules, category: Category, turn: Turn, sheet: Sheet | None = None) -> CategoryResult:
     """What filling `category` with the turn's dice would score. `sheet` is the player's
-    column (for categories that depend on another box); None means every box is open."""
+    column (for categories that depend on another box, and the joker); None means every
+    box is open."""
     dice = turn.dice
+    if rules.joker is not None and rules.joker.applies(dice, sheet):
+        joker_points = rules.joker.points_for(category.id)
+        if joker_points is not None:
+            return CategoryResult(category, True, joker_points, False, joker=True)
     qualifies = category.qualifies(dice)
     if category.later_throws_only and turn.throw_number <= 1:
         qualifies = False
@@ -68,6 +74,27 @@ def best_open_points(rules: Rules, turn: Turn, sheet: Sheet) -> int:
     return max((r.points for r in score_turn(rules, turn, sheet)
                 if sheet.is_open(r.category.id)
                 and (r.category.opens_after is None or not sheet.is_open(r.category.opens_after))), default=0)
+
+
+def joker_boxes(rules: Rules, turn: Turn, sheet: Sheet) -> frozenset[str] | None:
+    """The open boxes a forced joker lets the player fill with the dice showing, or None when
+    the joker rule puts no limit on them (no joker, not its dice, or a free joker)."""
+    joker = rules.joker
+    if joker is None or not joker.forced or not joker.applies(turn.dice, sheet):
+        return None
+    face_box = {c.face: c.id for c in rules.categories if c.face is not None}
+    matching = face_box.get(turn.dice[0])
+    if matching is not None and sheet.is_open(matching):
+        return frozenset({matching})
+    open_boxes = [c for c in rules.categories if sheet.is_open(c.id)]
+    lower = frozenset(c.id for c in open_boxes if c.face is None)
+    return lower or frozenset(c.id for c in open_boxes)
+
+
+def extra_bonus(rules: Rules, turn: Turn, sheet: Sheet) -> int:
+    """What filling any box with the dice showing earns besides the box (a yahtzee bonus)."""
+    bonus = rules.extra_bonus
+    return 0 if bonus is None else bonus.earned(turn.dice, sheet)
 
 
 def second_turn_improves(rules: Rules, turn: Turn, sheet: Sheet, die: int) -> bool:

@@ -1,4 +1,5 @@
-"""The end of a game: winners (ties share) and settlement at a stake per point."""
+"""The end of a game: winners (ties share) and settlement at a stake per point, or per game
+won (a match of poker dice)."""
 
 from __future__ import annotations
 
@@ -21,7 +22,9 @@ def sides(state: "GameState") -> tuple[tuple[int, ...], ...]:
 
 
 def side_total(state: "GameState", side: tuple[int, ...]) -> int:
-    return sum(state.sheets[p].total for p in side)
+    """The side's points (bonus lines included), or rounds won in a match."""
+    totals = state.totals
+    return sum(totals[p] for p in side)
 
 
 def winning_sides(state: "GameState") -> tuple[tuple[int, ...], ...]:
@@ -40,7 +43,8 @@ def winners(state: "GameState") -> tuple[int, ...]:
 
 @dataclass(frozen=True)
 class Payment:
-    """payers pay payees `amount` (= stake x points) for a margin share of `points`."""
+    """payers pay payees `amount` (= stake x points) for a margin share of `points` (for a
+    stake per game: the share of the one game, 1 or split between tied winners)."""
 
     payers: tuple[int, ...]
     payees: tuple[int, ...]
@@ -51,8 +55,9 @@ class Payment:
 def settlement(state: "GameState", stake_per_point: Decimal | str | int | None = None) -> list[Payment]:
     """Every losing side pays every winning side (winner's total - own total) x stake,
     split equally between tied winners. After an instant win the margin counts as zero
-    where the loser is ahead. Amounts are rounded half up to the stake's precision, and to
-    at least hundredths. The stake defaults to the one in game_started (else 1)."""
+    where the loser is ahead. With a stake per game (`Rules.stake_per`), every losing side
+    pays the stake, split the same way. Amounts are rounded half up to the stake's precision,
+    and to at least hundredths. The stake defaults to the one in game_started (else 1)."""
     if not state.finished:
         raise GameNotFinished("the game is not over yet")
     stake = _stake(stake_per_point if stake_per_point is not None else state.stake)
@@ -63,7 +68,10 @@ def settlement(state: "GameState", stake_per_point: Decimal | str | int | None =
         if loser in won:
             continue
         for winner in won:
-            margin = max(0, side_total(state, winner) - side_total(state, loser))
+            if state.rules.stake_per == "game":
+                margin = 1
+            else:
+                margin = max(0, side_total(state, winner) - side_total(state, loser))
             points = Fraction(margin, len(won))
             amount = (stake * points.numerator / points.denominator).quantize(quantum, ROUND_HALF_UP)
             payments.append(Payment(loser, winner, points, amount))

@@ -86,13 +86,37 @@ class InstantWin:
 
 
 @dataclass(frozen=True)
+class MatchState:
+    """Where a match of rounds stands (poker dice; `engine.match` plays it).
+
+    round: the round being played, from 1. round_winners: the winner of each round so far.
+    contenders: who plays this round (or play-off), in the order they play. hands: the dice
+    each player stood on this round (None: not yet, or not playing). throw_limit: the most
+    throws a player may take now (set by the round's first player, or a play-off's).
+    last_hands: the hands of the round or play-off decided last, to show who won with what."""
+
+    round: int
+    round_winners: tuple[int, ...]
+    contenders: tuple[int, ...]
+    hands: tuple[tuple[int, ...] | None, ...]
+    throw_limit: int | None = None
+    play_off: bool = False
+    last_hands: tuple[tuple[int, ...] | None, ...] = ()
+
+    def wins(self, players: int) -> tuple[int, ...]:
+        return tuple(self.round_winners.count(p) for p in range(players))
+
+
+@dataclass(frozen=True)
 class GameState:
     """A game after some events. Never mutated: `engine.apply` returns a new state.
 
     players are in play order; `turn.player` is whose turn it is. `sheets[p]` is player p's
     column (a mark per category, None while open); `banks[p]` is p's spare throws
-    (goldene-fuenfzig; always 0 elsewhere). `undo_point` is the state just before the last
-    box was filled (what turn_undone returns to)."""
+    (goldene-fuenfzig; always 0 elsewhere). `match` is where a match of rounds stands (poker
+    dice; None for sheet games), whose sheets hold only the current round's hands.
+    `undo_point` is the state just before the last box was filled (what turn_undone returns
+    to)."""
 
     game: GameDef
     options: Mapping[str, Any]
@@ -104,6 +128,7 @@ class GameState:
     stake: Decimal | None = None
     partnerships: tuple[tuple[int, ...], ...] | None = None
     instant_win: InstantWin | None = None
+    match: MatchState | None = None
     undo_point: "GameState | None" = field(default=None, repr=False)
 
     def __copy__(self) -> "GameState":
@@ -118,19 +143,32 @@ class GameState:
 
     @property
     def finished(self) -> bool:
-        return self.instant_win is not None or all(sheet.is_full for sheet in self.sheets)
+        if self.instant_win is not None:
+            return True
+        if self.match is not None and self.rules.match is not None:
+            return max(self.totals) >= self.rules.match.rounds_to_win
+        return all(sheet.is_full for sheet in self.sheets)
 
     @property
     def round(self) -> int:
         """The round being played, from 1 (the current player's filled boxes + 1)."""
+        if self.match is not None:
+            return self.match.round
         return self.sheets[self.turn.player].filled_count + 1
 
     @property
     def rounds(self) -> int:
+        """The rounds of the game; for a match, the rounds a player must win."""
+        if self.rules.match is not None:
+            return self.rules.match.rounds_to_win
         return len(self.rules.categories)
 
     @property
     def totals(self) -> tuple[int, ...]:
+        """Each player's total: the sheet's points, bonus lines included; in a match, the
+        rounds won."""
+        if self.match is not None:
+            return self.match.wins(len(self.players))
         return tuple(sheet.total for sheet in self.sheets)
 
     def scores(self, player: int) -> dict[str, int | None]:
@@ -139,7 +177,10 @@ class GameState:
 
     @property
     def max_throws(self) -> int:
-        """Throws the current player may take this turn, spare throws from the bank included."""
+        """Throws the current player may take this turn, spare throws from the bank included;
+        in a match, no more than the round's first player took."""
+        if self.match is not None and self.match.throw_limit is not None:
+            return self.match.throw_limit
         bank = self.banks[self.turn.player] if self.rules.spare_throw_bank else 0
         return self.rules.throws + bank
 

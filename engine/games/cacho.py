@@ -45,6 +45,7 @@ def rules(options: dict) -> Rules:
         dice=5,
         throws=options["throws"],
         served="all_dice",
+        de_mano=True,
         categories=(
             *face_categories(FACE_NAMES),
             Category("straight", "Straight", "Escalera", STRAIGHTS, FixedPoints(20, served_points=25)),

@@ -71,15 +71,30 @@ def legal_event(data, state: engine.GameState) -> dict:
     return ev.turn_undone()
 
 
+def expected_total(rules, sheet) -> int:
+    """The sheet's total written out again: the boxes, each bonus earned with a fill, and the
+    threshold bonuses (63 in the upper boxes)."""
+    marks = [m for m in sheet.marks if m is not None]
+    total = sum(m.points + m.bonus for m in marks)
+    for bonus in rules.threshold_bonuses:
+        if sum(sheet.points(box) or 0 for box in bonus.boxes) >= bonus.threshold:
+            total += bonus.bonus
+    return total
+
+
 def check_state(state: engine.GameState) -> None:
+    if state.rules.match is not None:
+        check_match_state(state)
+        return
     rules = state.rules
-    assert state.totals == tuple(sum(m.points for m in s.marks if m is not None) for s in state.sheets)
+    assert state.totals == tuple(expected_total(rules, s) for s in state.sheets)
     for sheet in state.sheets:
         for category, mark in sheet.items():
             if mark is not None:
                 assert mark.scratched == (mark.points == 0)
                 assert 0 <= mark.points <= 120
                 assert 1 <= mark.throw <= state.max_throws + 10
+                assert mark.bonus in ((0, rules.extra_bonus.bonus) if rules.extra_bonus else (0,))
     filled = [s.filled_count for s in state.sheets]
     current = state.current_player
     if not all(s.is_full for s in state.sheets):
@@ -91,6 +106,29 @@ def check_state(state: engine.GameState) -> None:
     if not rules.spare_throw_bank:
         assert set(state.banks) == {0}
     assert state.finished == (state.instant_win is not None or all(s.is_full for s in state.sheets))
+    check_end(state)
+
+
+def check_match_state(state: engine.GameState) -> None:
+    """A match: totals are rounds won; a player's box holds a hand exactly while they have
+    stood this round; the current player is a contender still to stand."""
+    rules, match = state.rules, state.match
+    players = len(state.players)
+    assert state.totals == tuple(match.round_winners.count(p) for p in range(players))
+    assert match.round == len(match.round_winners) + 1
+    assert state.finished == (max(state.totals) >= rules.match.rounds_to_win)
+    for p, sheet in enumerate(state.sheets):
+        assert (sheet["hand"] is not None) == (match.hands[p] is not None)
+        assert match.hands[p] is None or p in match.contenders
+    if not state.finished:
+        assert state.current_player in match.contenders and match.hands[state.current_player] is None
+    assert 0 <= state.turn.throw_number <= state.max_throws <= rules.throws
+    if match.play_off:
+        assert state.max_throws == rules.match.play_off_throws and len(match.contenders) > 1
+    check_end(state)
+
+
+def check_end(state: engine.GameState) -> None:
     if state.finished:
         assert state.winners and not engine.score_options(state)
         payments = engine.settlement(state)
