@@ -8,14 +8,19 @@ from typing import Any, Mapping
 from engine.errors import UnknownGame
 from engine.games.cacho import CACHO
 from engine.games.crag import CRAG
+from engine.games.escalero import ESCALERO
 from engine.games.general import GENERAL
 from engine.games.generala import GENERALA, GENERALA_CLASSIC
 from engine.games.goldene import GOLDENE_FUENFZIG
+from engine.games.poker_dice import POKER_DICE
 from engine.games.yacht import YACHT, YACHT_1938
+from engine.games.yahtzee import KNIFFEL, YAHTZEE
+from engine.games.yatzy import YATZY
 from engine.rules import GameDef, OptionValue, Preset
 
 GAMES: Mapping[str, GameDef] = MappingProxyType({
-    game.id: game for game in (GENERAL, GENERALA, GENERALA_CLASSIC, YACHT, CRAG, CACHO, GOLDENE_FUENFZIG)
+    game.id: game for game in (GENERAL, GENERALA, GENERALA_CLASSIC, YACHT, CRAG, CACHO, GOLDENE_FUENFZIG,
+                               YAHTZEE, KNIFFEL, YATZY, ESCALERO, POKER_DICE)
 })
 
 PRESETS: Mapping[str, Preset] = MappingProxyType({preset.id: preset for preset in (YACHT_1938,)})

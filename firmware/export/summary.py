@@ -121,6 +121,9 @@ def _from_replay(events: Sequence[dict[str, Any]], language: str, base: dict[str
         winners = [players[i] for i in engine.winners(state)]
         payments = [_payment(p, players, state.stake) for p in engine.settlement(state)]
     extra: list[tuple[str, list[str]]] = []
+    for index, line in enumerate(state.rules.bonuses):  # the upper bonus, the yahtzee bonus
+        extra.append((line.name_es if spanish else line.name_en,
+                      [str(player_sheet.line_points[index][1]) for player_sheet in state.sheets]))
     if state.rules.spare_throw_bank:
         extra.append(("Banco" if spanish else "Bank", [str(b) for b in state.banks]))
     if state.instant_win is not None:

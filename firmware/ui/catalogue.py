@@ -128,6 +128,9 @@ NOTES: dict[str, dict[str, str]] = {
     "turn_required": {"es": "girar dado", "en": "turn a die"},
     "crossing_out_not_allowed": {"es": "no se tacha", "en": "no scratch"},
     "instant_win": {"es": "¡gana!", "en": "wins!"},
+    "joker": {"es": "comodín", "en": "joker"},
+    "joker_box": {"es": "no: comodín", "en": "no: joker"},
+    "extra_bonus": {"es": "+bono", "en": "+bonus"},
 }
 _NOTE_ALIASES = {"de mano": "de_mano", "de huevo": "de_huevo", "turn required first": "turn_required",
                  "instant win": "instant_win"}

@@ -8,7 +8,7 @@ from engine import events as ev
 
 def test_every_game_of_the_rules_is_listed() -> None:
     assert set(engine.GAMES) == {"general", "generala", "generala-classic", "yacht", "crag", "cacho",
-                                 "goldene-fuenfzig"}
+                                 "goldene-fuenfzig", "yahtzee", "kniffel", "yatzy", "escalero", "poker-dice"}
     assert set(engine.PRESETS) == {"yacht-1938"}
 
 

@@ -162,6 +162,65 @@ def goldene_reference() -> dict[str, Ref]:
     }
 
 
+def yahtzee_reference() -> dict[str, Ref]:
+    """Every box open, so the joker never applies (it needs the yahtzee box filled)."""
+    def small_straight(dice):
+        return any(set(run) <= set(dice) for run in ((1, 2, 3, 4), (2, 3, 4, 5), (3, 4, 5, 6)))
+    return {
+        **faces(),
+        "three_of_a_kind": lambda dice, served, throw: sum(dice) if max(map(dice.count, dice)) >= 3 else 0,
+        "four_of_a_kind": lambda dice, served, throw: sum(dice) if four_or_five_of_a_kind(dice) else 0,
+        "full_house": fixed(25)(full_house),
+        "small_straight": fixed(30)(small_straight),
+        "large_straight": fixed(40)(lambda d: sorted(d) in ([1, 2, 3, 4, 5], [2, 3, 4, 5, 6])),
+        "yahtzee": fixed(50)(five_of_a_kind),
+        "chance": total,
+    }
+
+
+def yatzy_reference() -> dict[str, Ref]:
+    def pairs(dice):
+        return sorted((f for f in set(dice) if dice.count(f) >= 2), reverse=True)
+
+    def kind(n):
+        return lambda dice, served, throw: max([n * f for f in set(dice) if dice.count(f) >= n], default=0)
+    return {
+        **faces(),
+        "one_pair": kind(2),
+        "two_pairs": lambda dice, served, throw: 2 * sum(pairs(dice)[:2]) if len(pairs(dice)) >= 2 else 0,
+        "three_of_a_kind": kind(3),
+        "four_of_a_kind": kind(4),
+        "small_straight": fixed(15)(lambda d: sorted(d) == [1, 2, 3, 4, 5]),
+        "large_straight": fixed(20)(lambda d: sorted(d) == [2, 3, 4, 5, 6]),
+        "full_house": lambda dice, served, throw: sum(dice) if full_house(dice) else 0,
+        "chance": total,
+        "yatzy": fixed(50)(five_of_a_kind),
+    }
+
+
+def escalero_reference() -> dict[str, Ref]:
+    """Pip 1 is the nine (x 1) ... pip 6 the ace (x 6)."""
+    return {
+        **faces({"nines": 1, "tens": 2, "jacks": 3, "queens": 4, "kings": 5, "aces": 6}),
+        "straight": fixed(20, 25)(lambda d: sorted(d) in ([1, 2, 3, 4, 5], [2, 3, 4, 5, 6])),
+        "full_house": fixed(30, 35)(full_house),
+        "poker": fixed(40, 45)(four_or_five_of_a_kind),
+        "grande": fixed(50, 80)(five_of_a_kind),
+    }
+
+
+def poker_hand_rank(dice) -> int:
+    """nothing, one pair, two pairs, three of a kind, straight, full house, four, five of a kind."""
+    sizes = count_sizes(dice)
+    if sorted(dice) in ([1, 2, 3, 4, 5], [2, 3, 4, 5, 6]):
+        return 4
+    return {(5,): 7, (4, 1): 6, (3, 2): 5, (3, 1, 1): 3, (2, 2, 1): 2, (2, 1, 1, 1): 1}.get(tuple(sizes), 0)
+
+
+def poker_dice_reference() -> dict[str, Ref]:
+    return {"hand": lambda dice, served, throw: poker_hand_rank(dice)}
+
+
 # (game, options, reference, served on throw 1, served on a later throw of all dice, instant win on a
 #  served five of a kind)
 CONFIGS = [
@@ -180,6 +239,14 @@ CONFIGS = [
     *[("cacho", {"throws": throws, "turn_breaks_de_mano": breaks}, cacho_reference(), "all_dice", True)
       for throws in (2, 3) for breaks in (True, False)],
     ("goldene-fuenfzig", {}, goldene_reference(), "never", False),
+    *[("yahtzee", {"joker": joker}, yahtzee_reference(), "never", False) for joker in ("forced", "free")],
+    *[("kniffel", {"extra_bonus": extra, "joker": joker}, yahtzee_reference(), "never", False)
+      for extra in (False, True) for joker in (False, True)],
+    ("yatzy", {}, yatzy_reference(), "never", False),
+    ("escalero", {"served_first_throw_only": False}, escalero_reference(), "all_dice", False),
+    ("escalero", {"served_first_throw_only": True}, escalero_reference(), "first_throw", False),
+    *[("poker-dice", {"rounds_to_win": 3, "aces_high": aces}, poker_dice_reference(), "never", False)
+      for aces in (False, True)],
 ]
 
 
@@ -234,6 +301,17 @@ def test_crag_reference_matches_the_listed_hands() -> None:
     thirteens = {d for d in combinations_with_replacement(range(1, 7), 3) if sum(d) == 13}
     assert crags == {(1, 6, 6), (3, 5, 5), (4, 4, 5)}
     assert thirteens == {(1, 6, 6), (2, 5, 6), (3, 4, 6), (3, 5, 5), (4, 4, 5)}
+
+
+def test_every_game_and_option_set_is_checked() -> None:
+    assert {config[0] for config in CONFIGS} == set(GAMES)
+
+
+def test_the_poker_reference_ranks_every_roll_as_listed() -> None:
+    ranks = [poker_hand_rank(d) for d in combinations_with_replacement(range(1, 7), 5)]
+    # distinct rolls per hand: nothing 4 (five faces, not a straight), pair 60, two pairs 60,
+    # three 60, straight 2, full house 30, four 30, five 6
+    assert [ranks.count(r) for r in range(8)] == [4, 60, 60, 60, 2, 30, 30, 6]
 
 
 def test_crag_highest_possible_total_is_244() -> None:

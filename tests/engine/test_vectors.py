@@ -192,3 +192,72 @@ def test_cacho_turn_choices_show_what_each_turn_gives() -> None:
     assert (best.die, best.value, best.dice) == (4, 1, (2, 3, 4, 5, 1))
     assert (best.best.category, best.best.points) == ("straight", 20)
     assert len(engine.turn_choices(state)) == 5
+
+
+# --- yahtzee -------------------------------------------------------------------------------------
+
+def test_yahtzee_straights() -> None:
+    assert points("yahtzee", [1, 2, 3, 4, 6])["small_straight"] == 30
+    large = points("yahtzee", [2, 3, 4, 5, 6])
+    assert (large["large_straight"], large["small_straight"]) == (40, 30)
+
+
+def yahtzee_with_a_yahtzee_and_sixes(**options) -> engine.GameState:
+    log = [engine.new_game("yahtzee", ["Ana"], options),
+           ev.throw(0, [2, 2, 2, 2, 2]), ev.category_scored(0, "yahtzee", 50),
+           ev.throw(0, [6, 6, 6, 6, 1]), ev.category_scored(0, "sixes", 24),
+           ev.throw(0, [6, 6, 6, 6, 6])]
+    return engine.replay(log)
+
+
+def test_yahtzee_joker_full_house_25_plus_the_100_bonus() -> None:
+    state = yahtzee_with_a_yahtzee_and_sixes()
+    full = next(o for o in engine.score_options(state) if o.category == "full_house")
+    assert (full.points, full.bonus, full.allowed) == (25, 100, True)
+    assert "joker" in full.reasons and "extra_bonus" in full.reasons
+    state = engine.apply(state, ev.category_scored(0, "full_house", 25))
+    assert state.sheets[0]["full_house"].points == 25 and state.sheets[0]["full_house"].bonus == 100
+    assert state.totals == (50 + 24 + 25 + 100,)
+
+
+def test_yahtzee_upper_boxes_totalling_63_earn_the_35_bonus() -> None:
+    log = [engine.new_game("yahtzee", ["Ana"])]
+    for face in range(1, 7):  # three of each face: 3 + 6 + ... + 18 = 63
+        log += [ev.throw(0, [face, face, face, 7 - face if face != 3 else 1, 7 - face if face != 3 else 1]),
+                ev.category_scored(0, ("ones", "twos", "threes", "fours", "fives", "sixes")[face - 1], 3 * face)]
+    state = engine.replay(log)
+    sheet = state.sheets[0]
+    assert sheet.box_total == 63 and state.totals == (63 + 35,)
+    assert [(line.id, points) for line, points in sheet.line_points] == [("upper_bonus", 35), ("yahtzee_bonus", 0)]
+
+
+# --- yatzy ---------------------------------------------------------------------------------------
+
+def test_yatzy_pairs_straight_and_full_house() -> None:
+    pairs = points("yatzy", [6, 6, 5, 5, 1])
+    assert (pairs["one_pair"], pairs["two_pairs"]) == (12, 22)
+    assert points("yatzy", [1, 2, 3, 4, 5])["small_straight"] == 15
+    assert points("yatzy", [3, 3, 3, 2, 2])["full_house"] == 13
+
+
+# --- escalero ------------------------------------------------------------------------------------
+
+def test_escalero_served_on_any_throw_of_all_five() -> None:
+    assert points("escalero", [1, 2, 3, 4, 5], throw=2)["straight"] == 25
+    assert points("escalero", [6, 6, 6, 6, 6], throw=3, held=2)["grande"] == 50
+    assert points("escalero", [1, 2, 3, 4, 5], throw=2, served_first_throw_only=True)["straight"] == 20
+
+
+# --- poker dice ----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("better, worse", [
+    ([5, 5, 5, 2, 2], [4, 4, 4, 6, 6]), ([2, 3, 4, 5, 6], [1, 2, 3, 4, 5]), ([6, 6, 3, 3, 2], [6, 6, 3, 3, 1]),
+])
+def test_poker_dice_the_better_hand_wins_the_round(better, worse) -> None:
+    for first, second in ((better, worse), (worse, better)):
+        state = engine.replay([
+            engine.new_game("poker-dice", ["Ana", "Bea"]),
+            ev.throw(0, first), ev.category_scored(0, "hand"), ev.throw(1, second), ev.category_scored(1, "hand")])
+        winner = 0 if first is better else 1
+        assert state.match.round_winners == (winner,)
+        assert state.totals == tuple(1 if p == winner else 0 for p in range(2))

@@ -165,3 +165,20 @@ def test_eight_players_with_long_names_stay_on_two_readable_pages():
     assert screen.page_count == 2
     for page in range(2):
         assert blank_margin(render(GameOverScreen(screen.game, rows, page), "es"))
+
+
+def test_every_name_the_engine_gives_the_screen_is_drawable():
+    """Games, boxes, bonus lines and poker hands reach the screen as the engine names them."""
+    from itertools import product
+
+    import engine
+    from engine.games.poker_dice import HANDS
+
+    names = [name for _, *pair in HANDS for name in pair]
+    for game in engine.GAMES.values():
+        names += [game.name_en, game.name_es]
+        for values in product(*(option.allowed for option in game.options)):
+            rules = game.rules(dict(zip((o.key for o in game.options), values)))
+            names += [n for c in rules.categories for n in (c.name_en, c.name_es)]
+            names += [n for b in rules.bonuses for n in (b.name_en, b.name_es)]
+    assert all(font.can_draw(name) for name in names), [n for n in names if not font.can_draw(n)]
