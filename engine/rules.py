@@ -186,18 +186,16 @@ Bonus = ThresholdBonus | ExtraBonus
 class Joker:
     """Yahtzee's joker rule, for dice that make `dice` once `box` is filled (with points or 0).
 
-    The boxes in `points` then qualify with those fixed points (full house 25, small and
-    large straight 30 and 40). `forced`: the matching face box must be filled if it is
-    open; otherwise any open box that is not a face box; if none is open, an open face box
-    (scratched). Not forced: any open box."""
+    The dice are a joker once the matching face box is filled too: the boxes in `points`
+    then qualify with those fixed points (full house 25, small and large straight 30 and
+    40). `forced`: the matching face box must be filled if it is open; otherwise any open
+    box that is not a face box; if none is open, an open face box (scratched). Not forced:
+    any open box."""
 
     box: str
     dice: d.Predicate
     points: tuple[tuple[str, int], ...]
     forced: bool = True
-
-    def applies(self, dice: d.Dice, sheet: Sheet | None) -> bool:
-        return sheet is not None and not sheet.is_open(self.box) and self.dice(dice)
 
     def points_for(self, category_id: str) -> int | None:
         return dict(self.points).get(category_id)

@@ -47,7 +47,7 @@ def score_category(rules: Rules, category: Category, turn: Turn, sheet: Sheet | 
     column (for categories that depend on another box, and the joker); None means every
     box is open."""
     dice = turn.dice
-    if rules.joker is not None and rules.joker.applies(dice, sheet):
+    if sheet is not None and joker_active(rules, dice, sheet):
         joker_points = rules.joker.points_for(category.id)
         if joker_points is not None:
             return CategoryResult(category, True, joker_points, False, joker=True)
@@ -76,14 +76,28 @@ def best_open_points(rules: Rules, turn: Turn, sheet: Sheet) -> int:
                 and (r.category.opens_after is None or not sheet.is_open(r.category.opens_after))), default=0)
 
 
+def face_box(rules: Rules, face: int) -> str | None:
+    """The box that counts dice of this face (ones ... sixes), if the game has one."""
+    return next((c.id for c in rules.categories if c.face == face), None)
+
+
+def joker_active(rules: Rules, dice: tuple[int, ...], sheet: Sheet) -> bool:
+    """The dice are a joker: the joker's dice, with its box and the matching face box filled."""
+    joker = rules.joker
+    if joker is None or not joker.dice(dice) or sheet.is_open(joker.box):
+        return False
+    matching = face_box(rules, dice[0])
+    return matching is None or not sheet.is_open(matching)
+
+
 def joker_boxes(rules: Rules, turn: Turn, sheet: Sheet) -> frozenset[str] | None:
     """The open boxes a forced joker lets the player fill with the dice showing, or None when
-    the joker rule puts no limit on them (no joker, not its dice, or a free joker)."""
+    the joker rule puts no limit on them (no joker, not its dice, its box open, or a free
+    joker)."""
     joker = rules.joker
-    if joker is None or not joker.forced or not joker.applies(turn.dice, sheet):
+    if joker is None or not joker.forced or not joker.dice(turn.dice) or sheet.is_open(joker.box):
         return None
-    face_box = {c.face: c.id for c in rules.categories if c.face is not None}
-    matching = face_box.get(turn.dice[0])
+    matching = face_box(rules, turn.dice[0])
     if matching is not None and sheet.is_open(matching):
         return frozenset({matching})
     open_boxes = [c for c in rules.categories if sheet.is_open(c.id)]

@@ -4,10 +4,11 @@
 Decisions where the rules are silent or players differ:
 - The yahtzee bonus (100 for each further five of a face once the yahtzee box holds 50) is
   earned whichever box the dice go in, a scratched one included.
-- The joker applies to five of a face whenever the yahtzee box is filled, with 50 or 0.
+- Five of a face is a joker once the yahtzee box is filled (with 50 or 0) and so is the
+  matching upper box; the joker scores full house 25, small straight 30, large straight 40.
   `joker=forced` (the default, the printed rules): the matching upper box first, else any
-  open lower box, else an upper box crossed out. `joker=free`: any open box, the lower boxes
-  at the joker's points (the rule of Verhoeff's 254.5896 figure).
+  open lower box, else an upper box crossed out. `joker=free`: any open box (the rule of
+  Verhoeff's 254.5896 figure); with the matching upper box open the dice are no joker.
 - Kniffel has neither the 100 bonus nor the joker unless its options say so; with both on
   it plays exactly as yahtzee. Its boxes keep their German names in both languages, as on
   the printed block.
@@ -114,7 +115,7 @@ YAHTZEE = GameDef(
     options=(
         OptionDef("joker", "forced", ("forced", "free"),
                   "five of a face with the yahtzee box filled: forced = its upper box first, "
-                  "else a lower box; free = any open box"),
+                  "else a lower box (as a joker); free = any open box"),
     ),
     build=yahtzee_rules,
 )

@@ -34,7 +34,7 @@ def test_forced_joker_fills_the_matching_upper_box_first() -> None:
     state = yahtzee_then(ev.throw(0, [4, 4, 4, 4, 4]))
     assert allowed(state) == {"fours": 20}
     refused = next(o for o in engine.score_options(state) if o.category == "full_house")
-    assert not refused.allowed and "joker_box" in refused.reasons and refused.points == 25
+    assert not refused.allowed and "joker_box" in refused.reasons and refused.points == 0  # no joker yet
     with pytest.raises(engine.JokerBoxRequired):
         engine.apply(state, ev.category_scored(0, "full_house"))
     filled = engine.apply(state, ev.category_scored(0, "fours", 20))
@@ -56,10 +56,14 @@ def test_forced_joker_with_no_lower_box_open_scratches_an_upper_box() -> None:
     assert engine.apply(state, ev.category_scratched(0, "ones")).totals[0] == state.totals[0] + 100
 
 
-def test_free_joker_lets_any_open_box_take_the_dice() -> None:
+def test_free_joker_lets_any_open_box_take_the_dice_a_joker_once_the_upper_box_is_filled() -> None:
     state = yahtzee_then(ev.throw(0, [4, 4, 4, 4, 4]), joker="free")
     options = allowed(state)
-    assert options["fours"] == 20 and options["full_house"] == 25 and options["ones"] == 0
+    assert options["fours"] == 20 and options["full_house"] == 0 and options["chance"] == 20 and options["ones"] == 0
+    state = yahtzee_then(ev.throw(0, [4, 4, 4, 4, 1]), ev.category_scored(0, "fours"), ev.throw(0, [4] * 5),
+                         joker="free")
+    options = allowed(state)
+    assert options["full_house"] == 25 and options["large_straight"] == 40 and options["ones"] == 0
 
 
 def test_no_yahtzee_bonus_when_the_yahtzee_box_holds_0_but_the_joker_still_applies() -> None:
