@@ -7,7 +7,7 @@ import importlib
 import sys
 from typing import NoReturn, Sequence
 
-COMMANDS = ("games", "score", "read", "watch", "bench", "run", "demo", "config", "export")
+COMMANDS = ("games", "score", "solve", "advise", "read", "watch", "bench", "run", "demo", "config", "export")
 
 
 class OneLineErrorParser(argparse.ArgumentParser):
