@@ -94,6 +94,7 @@ def save(table: Table, path: Path) -> int:
     try:
         with os.fdopen(handle, "wb") as out:
             np.savez_compressed(out, values=stored, meta=np.array(json.dumps(meta)))
+        os.chmod(temporary, 0o644)  # readable like any installed file (mkstemp makes it private)
         os.replace(temporary, path)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)

@@ -79,8 +79,9 @@ def solve_one(game_id: str, options: dict, out: Path | None, state_dir: str | No
               file=sys.stderr)
         return 1
     given = "".join(f" {k}={_word(v)}" for k, v in options.items())
+    shown = f"{size / 1e6:.2f} MB" if size >= 1e6 else f"{size / 1e3:.0f} kB"
     print(f"{table.game}{given}: optimal expected total {table.expected:.4f}; solved in {table.seconds:.1f} s, "
-          f"{int(table.model.reachable.sum())} positions, table {size / 1e6:.2f} MB at {path}")
+          f"{int(table.model.reachable.sum())} positions, table {shown} at {path}")
     return 0
 
 

@@ -15,7 +15,7 @@ from advisor.advise import advise, best_choice, turn_solver
 from advisor.dice_space import probability
 from advisor.model import NotASheetGame
 from advisor.solver import Rows, solve
-from advisor.tables import Table, game_model, get_table, load, save
+from advisor.tables import Table, build, find, game_model, load, save, shipped_path
 from engine import events as ev
 from firmware.cli import main
 from tests.advisor.reference import Reference, one_player
@@ -23,7 +23,7 @@ from tests.advisor.reference import Reference, one_player
 
 @pytest.fixture(scope="module")
 def generala() -> Table:
-    return get_table("generala")
+    return build("generala")  # solved here, in float64 (the shipped file holds float32)
 
 
 def table_within(state: engine.GameState) -> Table:
@@ -153,3 +153,23 @@ def test_advise_command_prints_the_best_choices(tmp_path: Path, capsys) -> None:
 def test_advise_command_errors_are_one_line_and_exit_2(words, tmp_path: Path, capsys) -> None:
     assert main(["advise", *words, "--state-dir", str(tmp_path)]) == 2
     assert len(capsys.readouterr().err.strip().splitlines()) == 1
+
+
+SHIPPED = {"general": 155.9994, "generala": 155.2996, "generala-classic": 158.7513, "yacht": 169.6091,
+           "crag": 149.8476, "cacho": 206.4462, "goldene-fuenfzig": 172.2406, "escalero": 149.3563}
+
+
+@pytest.mark.parametrize("game", sorted(SHIPPED))
+def test_the_small_tables_are_shipped_and_fit_the_rules(game: str) -> None:
+    """Every sheet game but the three with an upper bonus (megabytes, solved on the device)
+    has its table in the package, for the rules and solver of this version."""
+    table = find(game)
+    assert table is not None and table.path == shipped_path(game)
+    assert table.expected == pytest.approx(SHIPPED[game], abs=5e-5)
+    model = table.model
+    assert table.values[model.open_sets - 1, 0, 0, 0] == pytest.approx(table.expected, abs=1e-4)
+
+
+def test_a_shipped_table_is_what_the_solver_makes_today() -> None:
+    shipped = find("crag")
+    assert np.allclose(shipped.values, solve(game_model("crag")), atol=1e-4)
