@@ -121,7 +121,10 @@ def highest_kind_total(dice: Dice, n: int) -> int:
     return n * max(faces) if faces else 0
 
 
-def two_pairs_total(dice: Dice) -> int:
-    """The four dice of the two highest pairs of different faces; 0 without two pairs."""
+def two_pairs_total(dice: Dice, single_pair: bool = False) -> int:
+    """The four dice of the two highest pairs of different faces; 0 without two pairs, or
+    with `single_pair` the two dice of the one pair there is."""
     faces = sorted((face for face, count in Counter(dice).items() if count >= 2), reverse=True)
-    return 2 * (faces[0] + faces[1]) if len(faces) >= 2 else 0
+    if len(faces) >= 2 or (single_pair and faces):
+        return 2 * sum(faces[:2])
+    return 0

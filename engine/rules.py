@@ -77,10 +77,13 @@ class HighestKindTotal:
 
 @dataclass(frozen=True)
 class TwoPairsTotal:
-    """The four dice of two pairs of different faces (Yatzy: 6-6-5-5-1 scores 22)."""
+    """The four dice of two pairs of different faces (Yatzy: 6-6-5-5-1 scores 22); with
+    `single_pair`, a lone pair scores its two dice."""
+
+    single_pair: bool = False
 
     def __call__(self, dice: d.Dice, served: bool) -> int:
-        return d.two_pairs_total(dice)
+        return d.two_pairs_total(dice, self.single_pair)
 
 
 @dataclass(frozen=True)

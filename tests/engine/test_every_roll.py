@@ -178,16 +178,20 @@ def yahtzee_reference() -> dict[str, Ref]:
     }
 
 
-def yatzy_reference() -> dict[str, Ref]:
+def yatzy_reference(single_pair: bool = False) -> dict[str, Ref]:
     def pairs(dice):
         return sorted((f for f in set(dice) if dice.count(f) >= 2), reverse=True)
+
+    def two_pairs(dice, served, throw):
+        found = pairs(dice)
+        return 2 * sum(found[:2]) if len(found) >= 2 or (single_pair and found) else 0
 
     def kind(n):
         return lambda dice, served, throw: max([n * f for f in set(dice) if dice.count(f) >= n], default=0)
     return {
         **faces(),
         "one_pair": kind(2),
-        "two_pairs": lambda dice, served, throw: 2 * sum(pairs(dice)[:2]) if len(pairs(dice)) >= 2 else 0,
+        "two_pairs": two_pairs,
         "three_of_a_kind": kind(3),
         "four_of_a_kind": kind(4),
         "small_straight": fixed(15)(lambda d: sorted(d) == [1, 2, 3, 4, 5]),
@@ -242,7 +246,8 @@ CONFIGS = [
     *[("yahtzee", {"joker": joker}, yahtzee_reference(), "never", False) for joker in ("forced", "free")],
     *[("kniffel", {"extra_bonus": extra, "joker": joker}, yahtzee_reference(), "never", False)
       for extra in (False, True) for joker in (False, True)],
-    ("yatzy", {}, yatzy_reference(), "never", False),
+    *[("yatzy", {"single_pair_in_two_pairs": single}, yatzy_reference(single), "never", False)
+      for single in (False, True)],
     ("escalero", {"served_first_throw_only": False}, escalero_reference(), "all_dice", False),
     ("escalero", {"served_first_throw_only": True}, escalero_reference(), "first_throw", False),
     *[("poker-dice", {"rounds_to_win": 3, "aces_high": aces}, poker_dice_reference(), "never", False)
