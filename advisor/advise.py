@@ -85,6 +85,15 @@ def turn_solver(model: GameModel) -> TurnSolver:
     return TurnSolver(model)
 
 
+def prepare(table: Table) -> None:
+    """Build everything advice needs besides the table (the rules' score tables, the joker's
+    and cacho's turning tables, the turn solver's index maps: up to a second here, once per
+    game and options), so that the first advice of a game is as quick as the others."""
+    model = table.model
+    _ = model.tables, model.joker_allowed, model.joker_active, model.turn_outcomes  # reading them builds them
+    turn_solver(model)
+
+
 def table_for(state: engine.GameState, state_dir: str | Path | None = None) -> Table:
     """The game's table (solved and cached in the state directory if it must be)."""
     if state.rules.match is not None:

@@ -74,8 +74,8 @@ class TurnSolver:
     def run(self, rows: Rows, values: np.ndarray, until: int = 1) -> dict:
         """Stage values from the last throw down to throw `until`: result[t] is K_t (keep
         values before throw t, shape rows x multisets; for locked games only keeps of fewer
-        than n dice are meaningful) for t >= 2, and result["start"] the expected points from
-        the start of the turn when until is 1."""
+        than n dice are meaningful) for t >= 2; when until is 1, result["E1"] is E_1 (rows x
+        rolls) and result["start"] the expected points from the start of the turn."""
         model = self.model
         throws = np.full(len(rows), model.rules.throws) + (rows.bank if model.max_bank else 0)
         last = int(throws.max())
@@ -130,8 +130,9 @@ class TurnSolver:
         model = self.model
         spec = model.rules.turn_over
         turning = spec is not None and t >= spec.from_throw
-        shift = t if model.max_bank else 0
-        key = (0 if model.contexts_alike else min(t, 2), turning, shift)
+        if model.max_bank:
+            cache.clear()  # the bank after a fill depends on t: nothing to reuse, and memory to spare
+        key = (0 if model.contexts_alike else min(t, 2), turning)
         if key not in cache:
             first, later_all, later_held = model.tables
             if turning:
@@ -271,7 +272,7 @@ class TurnSolver:
 # --- the whole game --------------------------------------------------------------------------------
 
 
-def solve(model: GameModel, chunk: int = 2048, report: Callable[[int, int, float], None] | None = None,
+def solve(model: GameModel, chunk: int = 128, report: Callable[[int, int, float], None] | None = None,
           within: int | None = None) -> np.ndarray:
     """V for every position (unreachable ones 0), shape model.shape, float64. `within`:
     only positions whose open boxes are among these (a bit set; the others stay 0)."""

@@ -73,7 +73,7 @@ class Table:
 
 
 def build(game_id: str, options: Mapping[str, Any] | None = None,
-          report: Callable[[int, int, float], None] | None = None, chunk: int = 2048) -> Table:
+          report: Callable[[int, int, float], None] | None = None, chunk: int = 128) -> Table:
     """Solve the game (minutes for the games with an upper bonus)."""
     game, resolved = resolve_game(game_id, options)
     model = game_model(game.id, resolved)
@@ -145,10 +145,23 @@ def find(game_id: str, options: Mapping[str, Any] | None = None, state_dir: str 
     return None
 
 
+_LOADED: dict[tuple[str, str | None], Table] = {}  # tables already read or solved by this process
+
+
 def get_table(game_id: str, options: Mapping[str, Any] | None = None, state_dir: str | Path | None = None,
               report: Callable[[int, int, float], None] | None = None) -> Table:
     """The table, solving it (and caching it in the state directory, when writable) if it
-    is neither shipped nor cached."""
+    is neither shipped nor cached. Kept in memory for the next call (a few at most)."""
+    key = (table_key(game_id, options), None if state_dir is None else str(state_dir))
+    if key not in _LOADED:
+        if len(_LOADED) >= 4:
+            _LOADED.pop(next(iter(_LOADED)))
+        _LOADED[key] = _read_or_solve(game_id, options, state_dir, report)
+    return _LOADED[key]
+
+
+def _read_or_solve(game_id: str, options: Mapping[str, Any] | None, state_dir: str | Path | None,
+                   report: Callable[[int, int, float], None] | None) -> Table:
     table = find(game_id, options, state_dir)
     if table is not None:
         return table

@@ -7,7 +7,8 @@ Standard library only. The engine knows nothing of cameras, buttons or displays.
     score_options / turn_actions / turn_choices  what the display offers the current player
     score_roll                                   a roll in every category (cubilete score)
     roll_off_order / partnerships_from_order     order of play
-    winners / settlement                         the end of a game
+    winners / settlement                         the end of a game (a match of rounds: engine.match)
+    engine.fairness                              are the dice fair? (first throws, chi-square)
 """
 
 from engine import events

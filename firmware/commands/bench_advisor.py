@@ -1,9 +1,11 @@
 """`cubilete bench advisor`: how long one piece of advice takes, on one thread, and how big
 the tables are.
 
-For each sheet game it plays seeded games with the advisor's own choices (random dice),
-asks for advice at every decision (after each throw and before each turn) and prints the
-median, 95th percentile and worst milliseconds, with the table's positions and file size.
+For each sheet game it loads the table (load s), prepares the advisor for the game
+(`advisor.advise.prepare`, prepare s: once per game on the device), then plays seeded games
+with the advisor's own choices (random dice), asks for advice at every decision (after each
+throw and before each turn) and prints the median, 95th percentile and worst milliseconds,
+with the table's positions and file size.
 Tables not shipped nor cached are solved first with --build (minutes for yahtzee, kniffel
 and yatzy), else the game is skipped.
 """
@@ -38,8 +40,8 @@ def run(args: argparse.Namespace) -> int:
     state_dir = state_directory(args.state_dir, args.config)
     wanted = [g for g in args.games.split(",") if g] or [g.id for g in GAMES.values()
                                                            if g.default_rules.match is None]
-    print(f"{'game':<18} {'expected':>9} {'positions':>9} {'table MB':>8} {'where':<8} "
-          f"{'advice ms p50':>13} {'p95':>6} {'max':>6} {'decisions':>9}")
+    print(f"{'game':<18} {'expected':>9} {'positions':>9} {'table MB':>8} {'where':<8} {'load s':>6} "
+          f"{'prepare s':>9} {'advice ms p50':>13} {'p95':>6} {'max':>6} {'decisions':>9}")
     total_bytes = 0
     for game_id in wanted:
         row = bench_game(game_id, state_dir, args.decisions, args.seed, args.build)
@@ -48,7 +50,8 @@ def run(args: argparse.Namespace) -> int:
             continue
         total_bytes += row["bytes"]
         print(f"{game_id:<18} {row['expected']:>9.4f} {row['positions']:>9} {row['bytes'] / 1e6:>8.2f} "
-              f"{row['where']:<8} {row['p50']:>13.2f} {row['p95']:>6.2f} {row['max']:>6.2f} {row['decisions']:>9}")
+              f"{row['where']:<8} {row['load']:>6.2f} {row['prepare']:>9.2f} {row['p50']:>13.2f} {row['p95']:>6.2f} "
+              f"{row['max']:>6.2f} {row['decisions']:>9}")
     print(f"tables in all: {total_bytes / 1e6:.2f} MB")
     return 0
 
@@ -57,11 +60,13 @@ def bench_game(game_id: str, state_dir: str, decisions: int, seed: int, build: b
     import numpy as np
 
     import engine
-    from advisor.advise import advise
+    from advisor.advise import advise, prepare
     from advisor.tables import PACKAGE_TABLES, cache_path, find, get_table
     from engine import events as ev
 
+    started = time.perf_counter()
     table = find(game_id, state_dir=state_dir)
+    load = time.perf_counter() - started
     if table is None:
         if not build:
             return None
@@ -70,6 +75,9 @@ def bench_game(game_id: str, state_dir: str, decisions: int, seed: int, build: b
     path = table.path if table.path is not None else cache_path(state_dir, game_id)
     size = path.stat().st_size if path.is_file() else 0
     where = "package" if path.parent == PACKAGE_TABLES else ("cache" if size else "memory")
+    started = time.perf_counter()
+    prepare(table)
+    prepared = time.perf_counter() - started
     rng = np.random.default_rng(seed)
     times: list[float] = []
     state = engine.replay([engine.new_game(game_id, ["Bot"])])
@@ -80,10 +88,10 @@ def bench_game(game_id: str, state_dir: str, decisions: int, seed: int, build: b
         choice = advise(state, table).best
         times.append((time.perf_counter() - started) * 1000)
         state = play(state, choice, rng, ev)
-    ms = np.array(times[1:] or times)  # the first call builds the turn solver's index maps
+    ms = np.array(times)
     return {"expected": table.expected, "positions": int(table.model.reachable.sum()), "bytes": size,
-            "where": where, "p50": float(np.median(ms)), "p95": float(np.percentile(ms, 95)),
-            "max": float(ms.max()), "decisions": len(times)}
+            "where": where, "load": load, "prepare": prepared, "p50": float(np.median(ms)),
+            "p95": float(np.percentile(ms, 95)), "max": float(ms.max()), "decisions": len(times)}
 
 
 def play(state, choice, rng, ev):
