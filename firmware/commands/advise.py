@@ -51,6 +51,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from advisor.advise import advise, table_for
     from advisor.model import NotASheetGame
+    from advisor.tables import find
     from engine import RuleError
     from firmware.commands.solve import parse_options, state_directory
 
@@ -58,6 +59,9 @@ def run(args: argparse.Namespace) -> int:
         options = parse_options(args.game, args.option)
         state = what_if(args.game, options, args.dice, args.throw, args.held, args.sheet, args.bank)
         state_dir = state_directory(args.state_dir, args.config)
+        if find(state.game.id, dict(state.options), state_dir) is None:
+            print(f"{PROG}: solving {state.game.id} first (no table shipped or in {state_dir}/advisor; "
+                  f"a minute or so here)", file=sys.stderr, flush=True)
         table = table_for(state, state_dir)
     except (UsageError, RuleError, ValueError, NotASheetGame) as error:
         print(f"{PROG}: error: {error}", file=sys.stderr)
