@@ -61,6 +61,7 @@ def run(args: argparse.Namespace) -> int:
 def solve_one(game_id: str, options: dict, out: Path | None, state_dir: str | None, chunk: int, quiet: bool) -> int:
     from advisor.model import NotASheetGame
     from advisor.tables import build, cache_path, save
+    from engine import resolve_game
 
     def report(level: int, positions: int, seconds: float) -> None:
         if not quiet:
@@ -78,7 +79,8 @@ def solve_one(game_id: str, options: dict, out: Path | None, state_dir: str | No
         print(f"{PROG}: error: cannot write {path}: {error.strerror or error}; use --out or --state-dir",
               file=sys.stderr)
         return 1
-    given = "".join(f" {k}={_word(v)}" for k, v in options.items())
+    defaults = resolve_game(table.game)[1]
+    given = "".join(f" {k}={_word(v)}" for k, v in table.options.items() if v != defaults[k])
     shown = f"{size / 1e6:.2f} MB" if size >= 1e6 else f"{size / 1e3:.0f} kB"
     print(f"{table.game}{given}: optimal expected total {table.expected:.4f}; solved in {table.seconds:.1f} s, "
           f"{int(table.model.reachable.sum())} positions, table {shown} at {path}")
