@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import signal
 import sys
 from dataclasses import asdict
 from pathlib import Path
@@ -51,7 +52,7 @@ def build_service(args: argparse.Namespace) -> Any:
 
     from firmware.config import load_config
     from firmware.service import Service
-    from hardware.buttons import ButtonSettings, open_buttons, parse_buttons_spec
+    from hardware.buttons import ButtonSettings, ResilientButtons, open_buttons, parse_buttons_spec
     from hardware.camera import CameraSettings, open_resilient_camera
     from hardware.display import open_display
     from vision.tracker import ThrowTracker
@@ -61,13 +62,17 @@ def build_service(args: argparse.Namespace) -> Any:
     camera = open_resilient_camera(args.camera or config.camera.spec,
                                    CameraSettings.from_mapping(config.camera.settings()))
     buttons_spec = args.buttons or config.buttons.spec
-    scripted = parse_buttons_spec(buttons_spec)[0] == "script"
+    buttons_kind = parse_buttons_spec(buttons_spec)[0]
+    scripted = buttons_kind == "script"
     frame_clock = FrameClock()
+    settings = ButtonSettings.from_mapping(asdict(config.buttons))
     if args.player:
         buttons: Any = simulated_player(args.player, args.camera or config.camera.spec, frame_clock)
+    elif buttons_kind in ("gpio", "three", "encoder"):
+        # Wired buttons may be missing (no GPIO, a pin in use): shown and retried, never an exit.
+        buttons = ResilientButtons(lambda: open_buttons(buttons_spec, settings), f"buttons ({buttons_spec})")
     else:
-        buttons = open_buttons(buttons_spec, ButtonSettings.from_mapping(asdict(config.buttons)),
-                               clock=frame_clock if scripted else time.monotonic)
+        buttons = open_buttons(buttons_spec, settings, clock=frame_clock if scripted else time.monotonic)
         if scripted:
             buttons.start(0.0)  # script times are session times
     display = open_display(args.display or config.display.driver, asdict(config.display))
@@ -98,12 +103,18 @@ def simulated_player(game_json: str, camera_spec: str, frame_clock: FrameClock) 
 def run(args: argparse.Namespace) -> int:
     logging.basicConfig(level=getattr(logging, args.log_level.upper()), stream=sys.stderr,
                         format="%(levelname)s %(name)s: %(message)s")
+    # A stop asked for while the parts are opened (that can take seconds) is kept for the loop.
+    stop_asked: list[int] = []
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(signum, lambda number, _frame: stop_asked.append(number))
     try:
         service = build_service(args)
     except ValueError as error:
         print(f"cubilete run: error: {error}", file=sys.stderr)
         return 2
     service.install_signal_handlers()
+    if stop_asked:
+        service.request_stop()
     code = service.run()
     if args.stats_out:
         service.stats.write(Path(args.stats_out))
