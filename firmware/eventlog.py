@@ -272,10 +272,11 @@ class EventLog:
     # -- opening ---------------------------------------------------------------------------
 
     @classmethod
-    def open(cls, state_dir: str | os.PathLike[str]) -> "EventLog":
+    def open(cls, state_dir: str | os.PathLike[str], wal_autocheckpoint: int | None = None) -> "EventLog":
         """Open (or create) the log for writing. A damaged file is moved aside and a fresh
         log started, with `notice` saying so. StorageUnavailable (nothing touched) when the
-        storage is full, not writable or failing."""
+        storage is full, not writable or failing. `wal_autocheckpoint` (pages, SQLite's
+        default 1000) is for the soak, which wants many checkpoints in a short game."""
         state_dir = Path(state_dir)
         try:
             state_dir.mkdir(parents=True, exist_ok=True)
@@ -311,6 +312,8 @@ class EventLog:
         except StorageUnavailable:
             conn.close()
             raise
+        if wal_autocheckpoint is not None:
+            conn.execute(f"PRAGMA wal_autocheckpoint={int(wal_autocheckpoint)}")
         return cls(state_dir, conn, readonly=False, notice=notice, moved_aside=moved)
 
     @classmethod

@@ -184,7 +184,7 @@ class Service:
                  display: Any, buttons: Any, tracker: Any, *, clock: Callable[[], float] = time.monotonic,
                  control_socket: str | None = None, exit_at_end: bool = False,
                  on_record: Callable[[str, int, str, float], None] | None = None,
-                 tracker_factory: Callable[[], Any] | None = None) -> None:
+                 tracker_factory: Callable[[], Any] | None = None, wal_autocheckpoint: int | None = None) -> None:
         from firmware.ui.presenter import BurnInSettings, ScreenPresenter  # noqa: PLC0415
 
         import cv2  # noqa: PLC0415
@@ -202,6 +202,7 @@ class Service:
         self.clock = clock
         self.exit_at_end = exit_at_end
         self.on_record = on_record
+        self._wal_autocheckpoint = wal_autocheckpoint
         self.stats = Stats()
         self.frame_t = 0.0  # the time of the last frame (session time for a replay)
         self._frame_wall = clock()  # when it came, on the wall clock
@@ -231,7 +232,7 @@ class Service:
     def _open_storage(self) -> bool:
         """Open the event log and start the state machine on it (resuming its game)."""
         try:
-            self.log = EventLog.open(self.state_dir)
+            self.log = EventLog.open(self.state_dir, wal_autocheckpoint=self._wal_autocheckpoint)
             self.app = Appliance(self.log, self._prefs, game_defaults(self.config),
                                  notices_for(self._problems, self.log), clock=self.scene_time,
                                  on_prefs=self._prefs_changed, on_usb_request=self._request_usb_export)

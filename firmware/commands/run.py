@@ -31,6 +31,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     # Tests and the soak: a simulated player (firmware.autoplayer) presses the buttons for a
     # replayed synthetic session, given the game script (JSON); it reads the session's truth.
     parser.add_argument("--player", metavar="GAME_JSON", help=argparse.SUPPRESS)
+    # The soak: a smaller WAL auto-checkpoint (pages) so that every game passes several.
+    parser.add_argument("--wal-autocheckpoint", type=int, metavar="PAGES", help=argparse.SUPPRESS)
     parser.add_argument("--stats-out", metavar="FILE", help="write loop statistics as JSON at exit (benchmarks)")
     parser.add_argument("--log-level", default="info", choices=("debug", "info", "warning", "error"))
     parser.set_defaults(handler=run)
@@ -77,7 +79,8 @@ def build_service(args: argparse.Namespace) -> Any:
             buttons.start(0.0)  # script times are session times
     display = open_display(args.display or config.display.driver, asdict(config.display))
     service = Service(config, problems, state_dir, camera, display, buttons, ThrowTracker(),
-                      control_socket=args.socket, exit_at_end=args.exit_at_end)
+                      control_socket=args.socket, exit_at_end=args.exit_at_end,
+                      wal_autocheckpoint=args.wal_autocheckpoint)
     frame_clock.service = service
     return service
 
@@ -97,6 +100,8 @@ def simulated_player(game_json: str, camera_spec: str, frame_clock: FrameClock) 
     if not truth:
         raise ValueError(f"{spec.target}: the session has no truth for the simulated player")
     game = json.loads(Path(game_json).read_text(encoding="utf-8"))
+    if isinstance(game, dict):  # {"steps": [...], "games_before": N}: the log already has N games
+        return TruthPlayer(game["steps"], truth, lambda: frame_clock.service, games_before=int(game["games_before"]))
     return TruthPlayer(game, truth, lambda: frame_clock.service)
 
 
