@@ -35,19 +35,11 @@ no divergence and the reference game played to its end.
 from __future__ import annotations
 
 import argparse
-import bisect
 import json
-import os
 import random
-import re
 import shutil
-import signal
-import sqlite3
-import struct
-import subprocess
 import sys
 import tempfile
-import threading
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -55,22 +47,11 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from firmware.soak_game import CONFIG, SOAK_GAME, SOAK_SEED
+from firmware.soak_log import LogCheck, check_log, finished, first_difference, wal_checkpoint_sequence
+from firmware.soak_service import Run, Timeline, run_service, trimmed_session
 
-RECORDED = re.compile(r"recorded game=(\S+) seq=(\d+) type=(\S+) t=([-0-9.]+)")
-READY = "ready:"
-WAL_AUTOCHECKPOINT = 64  # pages: a checkpoint every 25 or so events
-RUN_TIMEOUT_S = 600.0
 MIN_GAME_EVENTS = 40
-
-
-@dataclass
-class Run:
-    confirmed: list[tuple[str, int, str, float]]  # (game_id, seq, type, frame t)
-    killed: bool
-    code: int | None
-    stderr: str
-    ready_s: float | None  # wall seconds from start to READY (None: never ready)
-    timeline: list[tuple[float, float]] = field(default_factory=list)  # (wall s after READY, session t)
+QUIET_S = 1.0  # a restart on an empty tray waits this long after hands and motion (their shadows fade)
 
 
 @dataclass
@@ -132,189 +113,7 @@ class SoakResult:
         return "\n".join(lines)
 
 
-# -- running the service ----------------------------------------------------------------------------
-
-
-def trimmed_session(source: Path, target: Path, after: float) -> Path:
-    """A session folder with the frames of `source` later than `after` (hard links)."""
-    index = json.loads((source / "session.json").read_text(encoding="utf-8"))
-    frames = [f for f in index["frames"] if f["t"] > after]
-    if not frames:
-        frames = index["frames"][-1:]
-    (target / "frames").mkdir(parents=True, exist_ok=True)
-    for frame in frames:
-        link = target / frame["file"]
-        if not link.exists():
-            try:
-                os.link(source / frame["file"], link)
-            except OSError:
-                link.write_bytes((source / frame["file"]).read_bytes())
-    index["frames"] = frames
-    (target / "session.json").write_text(json.dumps(index), encoding="utf-8")
-    return target
-
-
-class StderrWatch:
-    """The service's stderr, line by line with the wall time each came, in a thread."""
-
-    def __init__(self, stream: Any, copy: Path) -> None:
-        self.lines: list[tuple[float, str]] = []
-        self.ready = threading.Event()
-        self._copy = copy
-        self._thread = threading.Thread(target=self._read, args=(stream,), daemon=True)
-        self._thread.start()
-
-    def _read(self, stream: Any) -> None:
-        with open(self._copy, "w", encoding="utf-8") as copy:
-            for line in stream:
-                self.lines.append((time.monotonic(), line))
-                copy.write(line)
-                if READY in line:
-                    self.ready.set()
-
-    def join(self) -> None:
-        self._thread.join(timeout=30)
-
-
-def run_service(work: Path, state_dir: Path, session: Path, *, player: Path | None, buttons: Path | None,
-                kill_after_ready: float | None, config_text: str = CONFIG,
-                wal_autocheckpoint: int | None = WAL_AUTOCHECKPOINT) -> Run:
-    """`cubilete run` on a replayed session; SIGKILL `kill_after_ready` seconds after READY."""
-    config = work / "soak.toml"
-    config.write_text(config_text.format(language="es"), encoding="utf-8")
-    presses = ["--player", str(player)] if player is not None else ["--buttons", f"script:{buttons}"]
-    command = [sys.executable, "-m", "firmware.cli", "run", "--config", str(config),
-               "--camera", f"replay:{session}", *presses, "--display", "dummy",
-               "--state-dir", str(state_dir), "--socket", str(work / "control.sock"), "--exit-at-end"]
-    if wal_autocheckpoint is not None:
-        command += ["--wal-autocheckpoint", str(wal_autocheckpoint)]
-    started = time.monotonic()
-    proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-                            errors="replace")
-    watch = StderrWatch(proc.stderr, work / "run.err")
-    killed = False
-    deadline = started + RUN_TIMEOUT_S
-    if kill_after_ready is not None:
-        while not watch.ready.wait(0.05):
-            if proc.poll() is not None or time.monotonic() > deadline:
-                break
-        if proc.poll() is None and watch.ready.is_set():
-            time.sleep(max(0.0, kill_after_ready))
-            if proc.poll() is None:
-                proc.send_signal(signal.SIGKILL)
-                killed = True
-    try:
-        proc.wait(timeout=max(1.0, deadline - time.monotonic()))
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
-    watch.join()
-    ready_at = next((at for at, line in watch.lines if READY in line), None)
-    confirmed, timeline = [], []
-    for at, line in watch.lines:
-        found = RECORDED.search(line)
-        if found:
-            confirmed.append((found[1], int(found[2]), found[3], float(found[4])))
-            if ready_at is not None:
-                timeline.append((at - ready_at, float(found[4])))
-    return Run(confirmed, killed, proc.returncode, "".join(line for _, line in watch.lines),
-               None if ready_at is None else ready_at - started, timeline)
-
-
-# -- checking the log -------------------------------------------------------------------------------
-
-
-@dataclass
-class LogCheck:
-    integrity: str  # "ok" or what integrity_check said
-    games: list[tuple[str, str | None]]  # (game_id, ended_at), oldest first
-    events: dict[str, list[dict[str, Any]]]  # game_id -> events in order
-    readings_t: dict[str, float]  # game_id -> frame time of its last throw with a reading
-
-
-def check_log(state_dir: Path, scratch: Path) -> LogCheck:
-    """Integrity and contents of the log as it lies after a kill, read from a copy so the
-    next start finds the files exactly as the kill left them."""
-    from firmware.eventlog import DB_NAME
-
-    if scratch.exists():
-        shutil.rmtree(scratch)
-    scratch.mkdir(parents=True)
-    for suffix in ("", "-wal"):
-        part = state_dir / (DB_NAME + suffix)
-        if part.exists():
-            shutil.copyfile(part, scratch / (DB_NAME + suffix))
-    if not (scratch / DB_NAME).exists():
-        return LogCheck("ok", [], {}, {})
-    conn = sqlite3.connect(scratch / DB_NAME, isolation_level=None)
-    try:
-        rows = conn.execute("PRAGMA integrity_check").fetchall()
-        integrity = "ok" if rows == [("ok",)] else "; ".join(str(r[0]) for r in rows[:3])
-        games = conn.execute("SELECT game_id, ended_at FROM games ORDER BY rowid").fetchall()
-        events: dict[str, list[dict[str, Any]]] = {g: [] for g, _ in games}
-        readings_t: dict[str, float] = {}
-        for game_id, event, reading in conn.execute(
-                "SELECT game_id, event, reading FROM events ORDER BY game_id, seq"):
-            events[game_id].append(json.loads(event))
-            if reading is not None:
-                t = json.loads(reading).get("t")
-                if t is not None:
-                    readings_t[game_id] = max(readings_t.get(game_id, float("-inf")), float(t))
-    except sqlite3.DatabaseError as error:
-        return LogCheck(str(error), [], {}, {})
-    finally:
-        conn.close()
-    return LogCheck(integrity, [(g, e) for g, e in games], events, readings_t)
-
-
-def wal_checkpoint_sequence(state_dir: Path) -> int | None:
-    """The WAL header's checkpoint sequence number (it grows at each restart of the WAL)."""
-    from firmware.eventlog import DB_NAME
-
-    try:
-        with open(state_dir / f"{DB_NAME}-wal", "rb") as wal:
-            header = wal.read(16)
-    except OSError:
-        return None
-    return struct.unpack(">I", header[12:16])[0] if len(header) == 16 else None
-
-
-def _finished(events: Sequence[dict[str, Any]]) -> bool:
-    import engine
-
-    try:
-        return bool(events) and engine.replay(events).finished
-    except engine.RuleError:
-        return False
-
-
-def first_difference(story: Sequence[dict[str, Any]], reference: Sequence[dict[str, Any]]) -> int | None:
-    """The index of the first event that differs from the reference (None: a prefix of it)."""
-    for index, (mine, theirs) in enumerate(zip(story, reference)):
-        if mine != theirs:
-            return index
-    return None if len(story) <= len(reference) else len(reference)
-
-
 # -- the soak -----------------------------------------------------------------------------------------
-
-
-class Timeline:
-    """Wall seconds after READY at which the uninterrupted run reached each session second."""
-
-    def __init__(self, points: Sequence[tuple[float, float]], duration: float, wall: float) -> None:
-        pairs = sorted({(t, w) for w, t in points} | {(0.0, 0.0), (duration, wall)})
-        self.t = [t for t, _ in pairs]
-        self.wall = [w for _, w in pairs]
-
-    def __call__(self, t: float) -> float:
-        k = bisect.bisect_right(self.t, t)
-        if k <= 0:
-            return self.wall[0]
-        if k >= len(self.t):
-            return self.wall[-1]
-        t0, t1, w0, w1 = self.t[k - 1], self.t[k], self.wall[k - 1], self.wall[k]
-        return w0 + (w1 - w0) * (t - t0) / (t1 - t0) if t1 > t0 else w0
 
 
 @dataclass
@@ -329,6 +128,9 @@ class Soak:
     player_steps: Sequence[dict[str, Any]] | None
     presses: Sequence[tuple[float, str, str]] = ()
     config_text: str = CONFIG
+    reference_t: Sequence[float] = ()  # the session time at which the uninterrupted run recorded each event
+    empty_tray_t: Sequence[float] = ()  # session times at which the tray is empty and still (the truth)
+    busy: Sequence[tuple[float, float]] = ()  # (start, end) of hands in view and things moving (the truth)
     _sequence: int | None = None  # the WAL's checkpoint sequence after the last run
 
     @property
@@ -351,6 +153,8 @@ class Soak:
         here = self.work / f"game{number}"
         here.mkdir(parents=True, exist_ok=True)
         before = check_log(self.state_dir, here / "check")
+        if before.games and before.games[-1][1] is None:
+            self._abandon(before.games[-1][0])  # a game that went astray: the players abandon it
         games_before = len(before.games)
         moments = sorted(self.rng.uniform(0.0, self.duration) for _ in range(kills))
         resume_after = float("-inf")
@@ -382,6 +186,7 @@ class Soak:
                     last_t.append(log.readings_t[game_id])
                 if last_t:
                     resume_after = max(resume_after, max(last_t))
+                resume_after = self._tray_cleared_meanwhile(resume_after, len(log.events.get(game_id, [])))
                 shutil.rmtree(part / "session", ignore_errors=True)
                 continue
             if run.code != 0:
@@ -390,7 +195,7 @@ class Soak:
             break
         story = log.events.get(game_id, []) if game_id else []
         ended = dict(log.games).get(game_id) if game_id else None
-        result.games_finished += _finished(story) and ended is not None
+        result.games_finished += finished(story) and ended is not None
         if story == self.reference and ended is not None:
             result.games_as_reference += 1
         else:
@@ -398,6 +203,38 @@ class Soak:
                 f"game {number}: ended with {len(story)} events ({'closed' if ended else 'not closed'}), the"
                 f" uninterrupted run had {len(self.reference)}; first difference at event"
                 f" {first_difference(story, self.reference)}")
+
+    def _tray_cleared_meanwhile(self, after: float, recorded: int) -> float:
+        """Where the replay starts again: after the last recorded event, or, when the tray is
+        cleared before the next event is due, from a moment the tray lies empty with no hand
+        in view (the players picked up the dice while the device restarted). A restart with
+        the dice still lying there is played as it is; this only spares the tracker a start
+        on a tray it must learn with dice or a hand on it when nothing happens before the
+        tray is empty anyway (see the soak's report: the tracker's start is a known weakness)."""
+        if recorded >= len(self.reference_t):
+            return after
+        next_due = self.reference_t[recorded]
+        for empty in sorted((t for t in self.empty_tray_t if after < t < next_due), reverse=True):
+            quiet = self._quiet_from(empty)
+            if quiet < next_due - 1.0:
+                return quiet
+        return after
+
+    def _quiet_from(self, t: float) -> float:
+        """The first moment from t with no hand in view and nothing moving for a while around it."""
+        moved = True
+        while moved:
+            moved = False
+            for start, end in self.busy:
+                if start - 0.5 < t < end + QUIET_S:
+                    t, moved = end + QUIET_S, True
+        return t
+
+    def _abandon(self, game_id: str) -> None:
+        from firmware.eventlog import EventLog
+
+        with EventLog.open(self.state_dir) as log:
+            log.end_game(game_id)
 
     def _check(self, run: Run, log: LogCheck, games_before: int, where: str) -> str | None:
         """The checks after a run; returns this game's id (None before it started)."""
@@ -443,6 +280,18 @@ class Soak:
         self._sequence = sequence
 
 
+def rendered(folder: Path, steps: list[dict[str, Any]], seed: int, render: Any, config: Any) -> tuple[Path, dict[str, Any]]:
+    """The game's session, rendered once per game script and seed in a kept --work folder."""
+    key = json.dumps({"steps": steps, "seed": seed}, sort_keys=True)
+    index = folder / "session" / "session.json"
+    if (folder / "made-from.json").exists() and index.exists() \
+            and (folder / "made-from.json").read_text(encoding="utf-8") == key:
+        return folder / "session", json.loads(index.read_text(encoding="utf-8"))["truth"]
+    session, truth = render(folder, steps, seed, config)
+    (folder / "made-from.json").write_text(key, encoding="utf-8")
+    return session, truth
+
+
 def run_soak(kills: int, work: Path, seed: int = 1, game: Sequence[dict[str, Any]] | None = None,
              kills_per_game: tuple[int, int] = (15, 25), simulated: bool = True, config_text: str = CONFIG,
              session_seed: int = SOAK_SEED, log: Any = None) -> SoakResult:
@@ -457,7 +306,7 @@ def run_soak(kills: int, work: Path, seed: int = 1, game: Sequence[dict[str, Any
     steps = list(game or SOAK_GAME)
     presses: Sequence[tuple[float, str, str]] = ()
     if simulated:
-        session, truth = render_session(work / "script", steps, session_seed, session_config())
+        session, truth = rendered(work / "script", steps, session_seed, render_session, session_config())
     else:
         scripted = make_scripted_session(work / "script", steps, session_seed, session_config(),
                                          config_text=config_text)
@@ -480,7 +329,7 @@ def run_soak(kills: int, work: Path, seed: int = 1, game: Sequence[dict[str, Any
     reference = reference_log.events[reference_log.games[-1][0]] if reference_log.games else []
     result.reference_events = len(reference)
     result.reference_kinds = dict(Counter(event["type"] for event in reference))
-    result.reference_finished = _finished(reference) and reference_log.games[-1][1] is not None
+    result.reference_finished = finished(reference) and reference_log.games[-1][1] is not None
     wall = max((w for w, _ in run.timeline), default=0.0)
     result.reference_wall_s = wall
     if log:
@@ -490,8 +339,10 @@ def run_soak(kills: int, work: Path, seed: int = 1, game: Sequence[dict[str, Any
         result.diverged.append(f"the uninterrupted run did not finish the game (exit {run.code})")
         result.seconds = time.monotonic() - started
         return result
+    empty = [float(s["t_stop"]) for s in truth["settles"] if s.get("expect") == "tray_empty"]
     soak = Soak(work, session, duration, reference, Timeline(run.timeline, duration, wall), rng, result,
-                steps if simulated else None, presses, config_text)
+                steps if simulated else None, presses, config_text, [t for *_, t in run.confirmed], empty,
+                [(float(a), float(b)) for a, b in truth.get("hands", []) + truth.get("motion", [])])
     while result.kills < kills:
         planned = min(kills - result.kills, rng.randint(*kills_per_game))
         before = result.kills

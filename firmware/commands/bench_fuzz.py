@@ -16,7 +16,6 @@ import json
 import os
 import select
 import signal
-import sys
 import tempfile
 import time
 from collections import Counter, defaultdict
