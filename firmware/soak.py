@@ -343,6 +343,7 @@ def run_soak(kills: int, work: Path, seed: int = 1, game: Sequence[dict[str, Any
     soak = Soak(work, session, duration, reference, Timeline(run.timeline, duration, wall), rng, result,
                 steps if simulated else None, presses, config_text, [t for *_, t in run.confirmed], empty,
                 [(float(a), float(b)) for a, b in truth.get("hands", []) + truth.get("motion", [])])
+    barren = 0  # games in a row in which no kill landed before the game ended
     while result.kills < kills:
         planned = min(kills - result.kills, rng.randint(*kills_per_game))
         before = result.kills
@@ -352,8 +353,9 @@ def run_soak(kills: int, work: Path, seed: int = 1, game: Sequence[dict[str, Any
                   f" {len(result.lost_events)} lost, {len(result.integrity_failures)} integrity,"
                   f" {len(result.diverged)} diverged, {result.games_as_reference}/{result.games} as the"
                   f" reference", file=log, flush=True)
-        if result.kills == before:
-            result.diverged.append(f"game {result.games}: no kill landed (the game ended first)")
+        barren = barren + 1 if result.kills == before else 0
+        if barren >= 5:  # the kill moments keep landing after the game's end: something is wrong
+            result.diverged.append(f"games {result.games - 4} to {result.games}: no kill landed")
             break
     from firmware.eventlog import DB_NAME
 
