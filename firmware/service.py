@@ -27,8 +27,8 @@ from typing import Any, Callable
 
 from firmware import sdnotify
 from firmware.appliance import (
-    Appliance, ButtonsBack, ButtonsMissing, CameraBack, CameraLost, GameDefaults, MotionSeen, ObjectOnTray, Prefs, Press, ReadingUnstable,
-    ThrowSeen, Tick, TrayCleared, UsbExportDone, UsbExportFailed, UsbExportStarted,
+    Appliance, ButtonsBack, ButtonsMissing, CameraBack, CameraLost, GameDefaults, MotionSeen, ObjectOnTray, Prefs,
+    Press, ReadingUnstable, ThrowSeen, Tick, TrayCleared, UsbExportDone, UsbExportFailed, UsbExportStarted,
 )
 from firmware.appliance.texts import say
 from firmware.config import Config, ConfigProblem

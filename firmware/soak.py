@@ -280,7 +280,8 @@ class Soak:
         self._sequence = sequence
 
 
-def rendered(folder: Path, steps: list[dict[str, Any]], seed: int, render: Any, config: Any) -> tuple[Path, dict[str, Any]]:
+def rendered(folder: Path, steps: list[dict[str, Any]], seed: int, render: Any,
+             config: Any) -> tuple[Path, dict[str, Any]]:
     """The game's session, rendered once per game script and seed in a kept --work folder."""
     key = json.dumps({"steps": steps, "seed": seed}, sort_keys=True)
     index = folder / "session" / "session.json"

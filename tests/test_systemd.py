@@ -122,8 +122,11 @@ def test_the_mount_steps_command_lines_are_ones_mountstep_accepts() -> None:
 
     for name in ("cubilete-export@.service", "cubilete-export-request.service"):
         body = unit(name)["Service"]
-        started = build_parser().parse_args(shlex.split(body["ExecStartPre"][0].replace("%I", "sda1").replace("%i", "sda1"))[3:])
-        stopped = build_parser().parse_args(shlex.split(body["ExecStopPost"][0].replace("%I", "sda1").replace("%i", "sda1"))[3:])
+        def words(line: str) -> list[str]:
+            return shlex.split(line.replace("%I", "sda1").replace("%i", "sda1"))[3:]
+
+        started = build_parser().parse_args(words(body["ExecStartPre"][0]))
+        stopped = build_parser().parse_args(words(body["ExecStopPost"][0]))
         assert (started.step, started.user, stopped.step) == ("mount", "cubilete", "unmount")
         assert started.runtime == stopped.runtime and started.config == stopped.config == "/etc/cubilete/config.toml"
 

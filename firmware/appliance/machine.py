@@ -23,7 +23,8 @@ from typing import Any, Callable
 from engine import RuleError
 from firmware.appliance import corrections, menus, play
 from firmware.appliance.inputs import (
-    ButtonsBack, ButtonsMissing, CameraBack, CameraLost, Input, MotionSeen, ObjectOnTray, Press, ReadingUnstable, ThrowSeen, Tick, TrayCleared,
+    ButtonsBack, ButtonsMissing, CameraBack, CameraLost, Input, MotionSeen, ObjectOnTray, Press, ReadingUnstable,
+    ThrowSeen, Tick, TrayCleared,
     UsbExportDone, UsbExportFailed, UsbExportStarted,
 )
 from firmware.appliance.mode import Mode

@@ -174,7 +174,8 @@ def run(args: argparse.Namespace) -> int:
         for family, counts in sorted(by_family.items()):
             print(f"  {family:<15} " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
         print(f"  exceptions {totals['exception']}, crashes {totals['crash']}, timeouts {totals['timeout']}")
-        print(f"  slowest input {figures['max_s'] * 1000:.0f} ms ({figures['slowest']}); over {TARGET_S:g} s: {over_time}")
+        print(f"  slowest input {figures['max_s'] * 1000:.0f} ms ({figures['slowest']});"
+              f" over {TARGET_S:g} s: {over_time}")
         for seconds, label in slowest[1:5]:
             print(f"    {seconds * 1000:.0f} ms {label}")
         print(f"  peak memory {figures['max_mb']:.0f} MB ({figures['biggest']}); over {TARGET_MB:g} MB: {over_memory}")

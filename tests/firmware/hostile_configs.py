@@ -177,8 +177,8 @@ READY_S = 60.0
 def start_once(case: HostileConfig, folder: Path, python: str, cwd: Path,
                parts: tuple[str, ...] = ()) -> tuple[bool, str]:
     """Start `cubilete run` on the case's file with the config's own camera, display and
-    buttons (or the `parts` options given); (started, why not). Started: READY reached, the problem in the journal, and a
-    clean exit on SIGTERM."""
+    buttons (or the `parts` options given); (started, why not). Started: READY reached, the
+    problem in the journal, and a clean exit on SIGTERM."""
     import signal
     import subprocess
     import time

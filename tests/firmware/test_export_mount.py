@@ -112,7 +112,8 @@ def test_a_real_stick_is_mounted_privately_with_safe_flags_and_unmounted(
             stick.sync()
             stick.unmount()
             print("MOUNTED", any(l.split()[4] == str(mountpoint) for l in open("/proc/self/mountinfo")))
-            again = UsbPartition("sdz1", {str(tmp_path / 'exports' / 'sdz1' / 'stick')!r}, sys_root={str(root / 'sys')!r},
+            again = UsbPartition("sdz1", {str(tmp_path / 'exports' / 'sdz1' / 'stick')!r},
+                                 sys_root={str(root / 'sys')!r},
                                  udev_root={str(root / 'udev')!r})
             again.device = stick.device
             print("KEPT", sorted(p.name for p in (again.mount() / "CUBILETE" / "bar").iterdir())[-1])
