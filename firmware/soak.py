@@ -51,6 +51,7 @@ from firmware.soak_log import LogCheck, check_log, finished, first_difference, w
 from firmware.soak_service import Run, Timeline, run_service, trimmed_session
 
 MIN_GAME_EVENTS = 40
+STUCK_S = 10.0  # a restarted game that records nothing this long after its next event was due is stuck
 QUIET_S = 1.0  # a restart on an empty tray waits this long after hands and motion (their shadows fade)
 
 
@@ -168,10 +169,11 @@ class Soak:
                 part / "buttons.txt", self.presses, after=resume_after)
             while moments and moments[0] <= max(resume_after, 0.0):
                 moments.pop(0)  # the replay is already past it
-            delay = None
+            delay, target = None, None
             if moments:
                 target = moments.pop(0)
                 delay = self.timeline(target) - self.timeline(max(resume_after, 0.0))
+            recorded_before = len(log.events.get(game_id, [])) if restart > 1 and game_id else 0
             run = run_service(part, self.state_dir, replay, player=self._player(part, games_before),
                               buttons=buttons, kill_after_ready=delay, config_text=self.config_text)
             result.runs += 1
@@ -186,8 +188,14 @@ class Soak:
                     last_t.append(log.readings_t[game_id])
                 if last_t:
                     resume_after = max(resume_after, max(last_t))
-                resume_after = self._tray_cleared_meanwhile(resume_after, len(log.events.get(game_id, [])))
+                recorded = len(log.events.get(game_id, []))
                 shutil.rmtree(part / "session", ignore_errors=True)
+                if self._stuck(recorded_before, recorded, target):
+                    kind = self.reference[recorded]["type"] if recorded < len(self.reference) else "end"
+                    result.diverged.append(f"game {number}, run {restart}: stuck before event {recorded} ({kind}):"
+                                           f" the replay went {STUCK_S:g} s past it and nothing was recorded")
+                    return
+                resume_after = self._tray_cleared_meanwhile(resume_after, recorded)
                 continue
             if run.code != 0:
                 result.diverged.append(f"game {number}, run {restart}: the service exited with {run.code}")
@@ -203,6 +211,14 @@ class Soak:
                 f"game {number}: ended with {len(story)} events ({'closed' if ended else 'not closed'}), the"
                 f" uninterrupted run had {len(self.reference)}; first difference at event"
                 f" {first_difference(story, self.reference)}")
+
+    def _stuck(self, before: int, after: int, reached: float | None) -> bool:
+        """A run that recorded nothing though the replay went well past the moment the
+        uninterrupted run recorded its next event: the game is stuck there (the rest of the
+        game's kills would only hit it again)."""
+        if after != before or after >= len(self.reference_t) or reached is None:
+            return False
+        return reached > self.reference_t[after] + STUCK_S
 
     def _tray_cleared_meanwhile(self, after: float, recorded: int) -> float:
         """Where the replay starts again: after the last recorded event, or, when the tray is
