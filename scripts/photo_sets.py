@@ -82,7 +82,7 @@ def boxed_photos(root: Path, name: str, split: str) -> list[Photo]:
 
 
 def detector_hash() -> str:
-    from vision.reader.detector_net import MODEL_PATH
+    from vision.reader.detector import MODEL_PATH
 
     return hashlib.sha1(MODEL_PATH.read_bytes()).hexdigest()[:12]
 
