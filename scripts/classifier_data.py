@@ -102,12 +102,6 @@ def negative_scenes(count: int, seed: int) -> list[Scene]:
     return scenes
 
 
-def split_by_photo(scenes: list[Scene], held_share: float, seed: int) -> tuple[list[Scene], list[Scene]]:
-    order = np.random.default_rng(seed).permutation(len(scenes))
-    held = int(round(held_share * len(scenes)))
-    return [scenes[i] for i in sorted(order[held:])], [scenes[i] for i in sorted(order[:held])]
-
-
 # ----------------------------------------------------------------------------- synthetic scenes
 
 

@@ -48,6 +48,7 @@ class Photo:
     set_name: str
     path: Path
     dice: tuple[PhotoDie, ...]
+    held_out: bool = False  # kept from training to measure and tune on (`is_held_out`)
 
     def image(self) -> np.ndarray:
         return cv2.imread(str(self.path), cv2.IMREAD_COLOR)
@@ -69,15 +70,23 @@ def manifest_rows(root: Path, name: str, split: str) -> list[dict]:
     return rows
 
 
+def is_held_out(index: int) -> bool:
+    """Whether the `index`-th photo of a set's train split (in manifest order) is held out
+    from training: every tenth. Both networks hold out the same photos, and
+    `cubilete bench vision --split held-out` reads them, so the reader's own constants can be
+    tuned on photos neither network learnt from, never on a test split."""
+    return index % 10 == 9
+
+
 def boxed_photos(root: Path, name: str, split: str) -> list[Photo]:
     photos = []
-    for row in manifest_rows(root, name, split):
+    for index, row in enumerate(manifest_rows(root, name, split)):
         dice = []
         for d in row["dice"]:
             x0, y0, x1, y1 = (float(v) for v in d["box"])
             dice.append(PhotoDie(((x0 + x1) / 2, (y0 + y1) / 2), max(x1 - x0, y1 - y0), int(d["value"]),
                                  bool(d.get("ignore", False))))
-        photos.append(Photo(name, root / name / row["image"], tuple(dice)))
+        photos.append(Photo(name, root / name / row["image"], tuple(dice), is_held_out(index)))
     return photos
 
 
@@ -109,7 +118,7 @@ def whole_crop_photos(root: Path, name: str, split: str, cache: Path) -> list[Ph
     rows = manifest_rows(root, name, split)
     changed = False
     photos = []
-    for row in rows:
+    for index, row in enumerate(rows):
         if row["image"] not in faces:
             image = cv2.imread(str(root / name / row["image"]), cv2.IMREAD_COLOR)
             face = found_face(image)
@@ -120,7 +129,7 @@ def whole_crop_photos(root: Path, name: str, split: str, cache: Path) -> list[Ph
             continue
         x, y, size, angle = face
         die = PhotoDie((x, y), size * 1.2, int(row["dice"][0]["value"]), False, size, angle)
-        photos.append(Photo(name, root / name / row["image"], (die,)))
+        photos.append(Photo(name, root / name / row["image"], (die,), is_held_out(index)))
     if changed:
         cache.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(faces))
@@ -139,15 +148,9 @@ def training_photos(cache: Path, root: Path = DICE_PHOTOS, split: str = "train",
     return photos
 
 
-def held_out(photos: list[Photo], every: int = 10) -> tuple[list[Photo], list[Photo]]:
-    """(to fit, held out): every `every`-th photo of each set is held out, in manifest order."""
-    fit, held = [], []
-    seen: dict[str, int] = {}
-    for photo in photos:
-        k = seen.get(photo.set_name, 0)
-        seen[photo.set_name] = k + 1
-        (held if k % every == every - 1 else fit).append(photo)
-    return fit, held
+def held_out(photos: list[Photo]) -> tuple[list[Photo], list[Photo]]:
+    """(to fit, held out) by `is_held_out`."""
+    return [p for p in photos if not p.held_out], [p for p in photos if p.held_out]
 
 
 if __name__ == "__main__":

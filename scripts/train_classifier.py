@@ -11,8 +11,9 @@ looks. Options: [--synthetic 3000] [--marbled 3000] [--smoky 2000] [--game 3000]
 [--work /tmp/cubilete-classifier] [--out vision/reader/die_values.onnx].
 
 Data (see `scripts/classifier_data.py`); nothing of a manifest's `test` split is ever read:
-  * the `train` split of every photo set under ../shared/data/dice-photos/ (`photo_sets`),
-    split by photo: 80% to fit, 20% held out to measure and to fit the softmax temperature;
+  * the `train` split of every photo set under ../shared/data/dice-photos/ (`photo_sets`);
+    every tenth photo of each set is held out (the detector holds out the same ones), to
+    measure and to fit the softmax temperature;
   * synthetic scenes rendered by `vision.synth`: `--synthetic` drawn from wide options,
     `--marbled` the same with marbled dice only, `--smoky` with dark see-through dice only,
     `--game` like the game scenes of `random_scene`; plus held-out wide and game scenes;
@@ -455,9 +456,10 @@ def main(argv: list[str] | None = None) -> int:
     held_game = data.synthetic_scenes(100, args.seed + 2000, args.work, log, kind="game")
     if args.render_only:
         return 0
-    photos = data.photo_scenes(photo_sets.training_photos(args.work, args.photos))
+    fitting, held = photo_sets.held_out(photo_sets.training_photos(args.work, args.photos))
+    fit_photos, held_photos = data.photo_scenes(fitting), data.photo_scenes(held)
+    photos = fit_photos + held_photos
     set_names = sorted({scene.set_name for scene in photos})
-    fit_photos, held_photos = data.split_by_photo(photos, 0.2, args.seed)
     log(f"photos: {len(fit_photos)} to fit, {len(held_photos)} held out ({', '.join(set_names)}); synthetic: "
         f"{len(synth)} + {len(held_synth)} + {len(held_game)} held out; {len(negatives)} no-dice pictures "
         f"({time.time() - started:.0f} s)")

@@ -6,8 +6,8 @@
 
 Data (nothing of a `test` split is ever read):
   * the `train` split of every photo set under ../shared/data/dice-photos/ (`photo_sets`:
-    nell-byler, rune55, dice3, tomitomi); every 10th photo of each set is held out to report
-    figures. Crops are drawn from a set chosen by `SET_WEIGHTS`, so no one camera dominates;
+    nell-byler, rune55, dice3, tomitomi); every tenth photo of each set is held out to report
+    figures (`photo_sets.is_held_out`; the classifier holds out the same ones). Crops are drawn from a set chosen by `SET_WEIGHTS`, so no one camera dominates;
   * synthetic scenes rendered by `vision.synth` (scene i of `--synth-seed` S uses
     `np.random.default_rng([S, i])`; the bench's scenes are seed 1 and 2, never used here):
     1 to 15 dice from 14 px to half the frame, touching, cocked, oblique with side faces,
@@ -577,7 +577,7 @@ def main() -> int:
     parser.add_argument("--negatives", type=int, default=600, help="pictures with no die")
     parser.add_argument("--synth-seed", type=int, default=7000)
     parser.add_argument("--val-synthetic", type=int, default=100, help="held-out synthetic scenes (seed + 1)")
-    parser.add_argument("--steps", type=int, default=12000)
+    parser.add_argument("--steps", type=int, default=16000)
     parser.add_argument("--batch", type=int, default=16)
     parser.add_argument("--lr", type=float, default=3e-3)
     parser.add_argument("--real-share", type=float, default=0.5, help="share of crops cut from real photos")
