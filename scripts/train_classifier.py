@@ -26,8 +26,8 @@ Data (see `scripts/classifier_data.py`); nothing of a manifest's `test` split is
 Windows are cut the way the reader cuts them (`vision.reader.windows`), with the detector's
 errors simulated (centre off by up to 20% of the edge, size x0.8..1.25, angle +-15 degrees,
 15% at any angle), worse cameras simulated (die shrunk to 14..40 px and re-JPEGed), and
-colours changed at every epoch (hue turned, channels swapped, inverted, gamma, contrast,
-noise, blur, glare). Each epoch draws `--real-share` of its windows from the photos (each set
+colours changed at every epoch (hue turned, channels swapped, greyscale, inverted, gamma,
+contrast, noise, blur, glare). Each epoch draws `--real-share` of its windows from the photos (each set
 in proportion to the square root of its windows, so no one camera dominates) and the rest
 from the synthetic scenes and no-dice pictures. Network: stages of `--convs` (3x3 conv +
 batch-norm + ReLU) and a max-pool, of `--widths` channels, a dense layer of `--hidden`, eight
@@ -193,6 +193,7 @@ def photometric(batch: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     x = np.matmul(m, x)
     grey = x.mean(axis=1, keepdims=True)
     sat = np.where(rng.random((n, 1, 1)) < 0.5, rng.uniform(0.3, 1.5, (n, 1, 1)), 1.0).astype(np.float32)
+    sat[rng.random(n) < 0.1] = 0.0  # greyscale cameras
     x = grey + (x - grey) * sat
     # invert (light pips on dark dice and dark on light are both real)
     invert = rng.random(n) < 0.15
