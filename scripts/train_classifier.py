@@ -5,7 +5,7 @@
     .venv/bin/python scripts/train_classifier.py       # the shipped model: the defaults
 
 Run it after `scripts/train_detector.py`: the windows it mines are where the shipped detector
-looks. Options: [--synthetic 3000] [--marbled 2000] [--smoky 1000] [--game 2500]
+looks. Options: [--synthetic 3000] [--marbled 2000] [--smoky 600] [--game 1500]
 [--negatives 600] [--mine 1] [--widths 24,48,96] [--hidden 128] [--convs 1] [--window 48]
 [--die 36] [--epochs 20] [--per-epoch 100000] [--real-share 0.5] [--seed 1] [--threads 1]
 [--work /tmp/cubilete-classifier] [--out vision/reader/die_values.onnx].
@@ -410,8 +410,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--photos", type=Path, default=photo_sets.DICE_PHOTOS, help="folder of the photo sets")
     parser.add_argument("--synthetic", type=int, default=3000, help="scenes drawn from wide options")
     parser.add_argument("--marbled", type=int, default=2000, help="more scenes, marbled dice only")
-    parser.add_argument("--smoky", type=int, default=1000, help="more scenes, dark see-through dice only")
-    parser.add_argument("--game", type=int, default=2500, help="more scenes like the game scenes of random_scene")
+    parser.add_argument("--smoky", type=int, default=600, help="more scenes, dark see-through dice only")
+    parser.add_argument("--game", type=int, default=1500, help="more scenes like the game scenes of random_scene")
     parser.add_argument("--negatives", type=int, default=600, help="pictures with no die")
     parser.add_argument("--widths", default=",".join(map(str, CONV_WIDTHS)),
                         help="channels of the conv stages, comma-separated (each halves the window)")
