@@ -3,9 +3,18 @@ lie (the synthetic session's truth) and presses the buttons as a careful person 
 
 It answers the device's questions truthfully (an unsure die, a die that may have been
 thrown or held, a die turned over), corrects a die the reader got wrong through the turn
-menu, picks the box the game script says, and closes the final table. Every press is kept
-with its session time, so the run can be replayed exactly with `ScriptedButtons`
-(`cubilete run --buttons script:FILE`): the demo and the soak do that.
+menu, picks the box the game script says (a box the dice do not score is crossed out), and
+closes the final table. A game script step may also ask for what players do by mistake:
+
+    {"throw": [...], "score": "threes", "undo": true}   score, undo that score, score again
+    {"throw": [...], "fumble": 2}                       correct die 3 (left to right) to a
+                                                        wrong value, then correct it back
+
+Everything it decides comes from the screen, the truth and the game's recorded events, never
+from what it remembers having pressed, so after a restart (the soak's SIGKILLs) it carries
+on from what the device shows, as a person would. Every press is kept with its session
+time, so the run can be replayed exactly with `ScriptedButtons` (`cubilete run --buttons
+script:FILE`): the demo does that.
 
 It is a `ButtonSource` (events() / close()) fed by the service it plays on.
 """
@@ -33,18 +42,24 @@ class TruthPlayer:
     game: Sequence[dict[str, Any]]
     truth: dict[str, Any]
     service: Callable[[], Any]
+    games_before: int = 0  # games already in the log: this player starts the next one, once
     presses: list[tuple[float, str, str]] = field(default_factory=list)
     _next_t: float = 0.0
     _started: bool = False
     _closed_games: int = 0
     _fixing: bool = False
+    _undoing: bool = False
+    _fumbling: tuple[int, int] | None = None  # (display position, wrong value) being entered
+    _turn_cache: tuple[tuple[str, int], list[dict[str, Any]]] = (("", -1), [])
     _seen: tuple[str, int] = ("", -1)  # the screen being read: mode and events recorded
     _seen_since: float = 0.0
 
     def __post_init__(self) -> None:
-        throws = [s for s in self.truth["settles"] if s.get("step") == "Throw" and s.get("expect") == "settled"]
-        steps = [s for s in self.game if "throw" in s]
-        self._throws = list(zip(throws, steps))
+        # Each throw or turn-over of the script comes to rest once: pair the two.
+        settles = [s for s in self.truth["settles"]
+                   if s.get("step") in ("Throw", "TurnOver") and s.get("expect") == "settled"]
+        steps = [s for s in self.game if "throw" in s or "turn" in s]
+        self._throws = list(zip(settles, steps))
 
     # -- ButtonSource ----------------------------------------------------------------------------
 
@@ -94,7 +109,8 @@ class TruthPlayer:
         return min(tray, key=lambda d: math.dist(center, d["center"]))
 
     def _current_step(self, t: float) -> tuple[dict[str, Any], dict[str, Any]] | None:
-        """The scripted throw whose dice lie on the tray now, once a person has looked at them."""
+        """The scripted throw (or turn-over) whose dice lie on the tray now, once a person has
+        looked at them."""
         current = None
         for settle, step in self._throws:
             if settle["t_stop"] + REACT_S <= t:
@@ -111,7 +127,7 @@ class TruthPlayer:
             return "ok", "short"
         if isinstance(mode, menus.MainMenu):
             # One game per session: started once, and not again after a restart.
-            if app.session is None and not self._started and not app.log.games():
+            if app.session is None and not self._started and len(app.log.games()) == self.games_before:
                 self._started = True
                 return "ok", "short"
             return None
@@ -126,6 +142,11 @@ class TruthPlayer:
             return self._correct(app, mode, t)
         if isinstance(mode, play.TurnMenu):
             return self._turn_menu(app, mode)
+        if isinstance(mode, play.UndoConfirm):
+            if self._undoing:
+                self._undoing = False
+                return "ok", "long"  # an undo is confirmed by holding OK
+            return "prev", "short"
         if isinstance(mode, play.PickConfirm):
             wanted = self._wanted(app, t)
             return ("ok", "short") if wanted == mode.option.category else ("prev", "short")
@@ -189,20 +210,31 @@ class TruthPlayer:
         return None
 
     def _correct(self, app: Any, mode: Any, t: float) -> tuple[str, str] | None:
-        wrong = self._misread(app, t)
+        wrong = self._fumbling or self._misread(app, t)
         if wrong is None:
             self._fixing = False
             return "ok", "long"
         position, value = wrong
+        if mode.choice is not None and self._fumbling is not None:
+            press = self._value_press(mode.choice, value)
+            if press == ("ok", "short"):
+                self._fumbling = None  # this press records the wrong value
+            return press
         if mode.choice is None:
             return ("ok", "short") if mode.position == position else ("next", "short")
         return self._value_press(mode.choice, value)
 
     def _turn_menu(self, app: Any, mode: Any) -> tuple[str, str]:
-        if not self._fixing:
-            return "ok", "long"
         actions = [action for _, action in mode._items(app)]
-        target = actions.index("correct") if "correct" in actions else actions.index("back")
+        if self._undoing:
+            wanted = "undo"
+        elif self._fixing or self._fumbling is not None:
+            wanted = "correct"
+        else:
+            return "ok", "long"
+        target = actions.index(wanted) if wanted in actions else actions.index("back")
+        if wanted not in actions:
+            self._undoing, self._fumbling = False, None
         return ("ok", "short") if mode.selected == target else ("next", "short")
 
     def _wanted(self, app: Any, t: float) -> str | None:
@@ -220,10 +252,17 @@ class TruthPlayer:
         from engine import score_options
 
         session = app.session
+        if self._undo_due(app, t):
+            self._undoing = True
+            return "ok", "long"
         if session.state.turn.throw_number == 0:
             return None
         if self._misread(app, t) is not None:
             self._fixing = True
+            return "ok", "long"
+        fumble = self._fumble_due(app, t)
+        if fumble is not None:
+            self._fumbling = fumble
             return "ok", "long"
         wanted = self._wanted(app, t)
         if wanted is None:
@@ -233,3 +272,38 @@ class TruthPlayer:
             return None
         target = categories.index(wanted)
         return ("ok", "short") if mode.selected == target else ("next", "short")
+
+    # -- the mistakes the script asks for, judged from the recorded events -------------------------
+
+    def _since_last_throw(self, app: Any) -> list[dict[str, Any]]:
+        """The current game's events after its last throw (read once per recorded event)."""
+        session = app.session
+        key = (session.game_id, session.events)
+        if self._turn_cache[0] != key:
+            events = [stored.event for stored in app.log.events(session.game_id)]
+            throws = [i for i, event in enumerate(events) if event["type"] == "throw"]
+            self._turn_cache = (key, events[throws[-1] + 1:] if throws else [])
+        return self._turn_cache[1]
+
+    def _undo_due(self, app: Any, t: float) -> bool:
+        """The box of a step marked "undo" was filled and has not been undone yet."""
+        current = self._current_step(t)
+        if current is None or not current[1].get("undo") or app.session.state.finished:
+            return False
+        kinds = [event["type"] for event in self._since_last_throw(app)]
+        return "turn_undone" not in kinds and bool({"category_scored", "category_scratched"} & set(kinds))
+
+    def _fumble_due(self, app: Any, t: float) -> tuple[int, int] | None:
+        """(position, wrong value) for a step marked "fumble" whose throw is on the screen and
+        has no correction recorded yet."""
+        current = self._current_step(t)
+        session = app.session
+        if current is None or "fumble" not in current[1] or session.throw.t is None:
+            return None
+        if session.throw.t < current[0]["t_stop"]:
+            return None  # the screen does not show this throw yet
+        if any(event["type"] == "reading_corrected" for event in self._since_last_throw(app)):
+            return None
+        position = int(current[1]["fumble"])
+        value = session.state.turn.dice[session.display_order[position]]
+        return position, value % 6 + 1

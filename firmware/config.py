@@ -14,13 +14,19 @@ is the same defaults written out with comments.
 from __future__ import annotations
 
 import math
+import os
 import re
+import stat
 import tomllib
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Callable
 
 DEFAULT_PATH = Path("/etc/cubilete/config.toml")
+# The shipped file with every key and its comments is about 4 kB; anything far bigger is not
+# a config someone wrote, and reading it whole could starve the device of memory.
+MAX_FILE_BYTES = 256 * 1024
+SHOWN_VALUE_CHARS = 40
 
 
 class Invalid(ValueError):
@@ -335,12 +341,13 @@ def config_from_dict(data: dict[str, Any]) -> tuple[Config, list[ConfigProblem]]
     sections: dict[str, Any] = {}
     for name, table in data.items():
         if name not in SECTIONS:
-            problems.append(ConfigProblem(name, table, ", ".join(SECTIONS),
-                                          f"unknown section [{name}] ignored (sections: {', '.join(SECTIONS)})"))
+            problems.append(ConfigProblem(name, _kept(table), ", ".join(SECTIONS),
+                                          f"unknown section [{_show(name)[1:-1]}] ignored"
+                                          f" (sections: {', '.join(SECTIONS)})"))
             continue
         section_type = SECTIONS[name]
         if not isinstance(table, dict):
-            problems.append(ConfigProblem(name, table, "a table",
+            problems.append(ConfigProblem(name, _kept(table), "a table",
                                           f"{name} must be a table [{name}]; using the defaults for [{name}]"))
             continue
         section, section_problems = _load_section(name, section_type, table)
@@ -357,63 +364,126 @@ def _load_section(name: str, section_type: type, table: dict[str, Any]) -> tuple
     bad = False
     for key, value in table.items():
         if key not in known:
-            problems.append(ConfigProblem(f"{name}.{key}", value, ", ".join(known),
-                                          f"unknown key {name}.{key} ignored (keys of [{name}]: {', '.join(known)})"))
+            shown = _show(key)[1:-1]
+            problems.append(ConfigProblem(f"{name}.{shown}", _kept(value), ", ".join(known),
+                                          f"unknown key {name}.{shown} ignored (keys of [{name}]: {', '.join(known)})"))
             continue
         rule: Rule = known[key].metadata["rule"]
         try:
             values[key] = rule.check(value)
-        except Invalid:
+        except Exception:  # Invalid, or a check surprised by a value nobody foresaw
             bad = True
             problems.append(_bad_value(name, key, value, rule.allowed))
     if bad:
         return None, problems
     section = section_type(**values)
     cross = CROSS_CHECKS.get(name)
-    for key, value, allowed in (cross(section) if cross else []):
+    try:
+        found = cross(section) if cross else []
+    except Exception as error:
+        found = [("", f"{type(error).__name__}: {error}", "values that work together")]
+    for key, value, allowed in found:
         problems.append(_bad_value(name, key, value, allowed))
         return None, problems
     return section, problems
 
 
 def _bad_value(section: str, key: str, value: Any, allowed: str) -> ConfigProblem:
-    return ConfigProblem(f"{section}.{key}", value, allowed,
-                         f"{section}.{key} = {_show(value)} is not allowed: {allowed}; "
+    where = f"{section}.{key}" if key else section
+    return ConfigProblem(where, _kept(value), allowed,
+                         f"{where} = {_show(value)} is not allowed: {allowed}; "
                          f"using the defaults for [{section}]")
 
 
 def _show(value: Any) -> str:
+    """A value as the file wrote it, cut short: a problem is one line on a screen and in the
+    journal, whatever the file holds."""
     if isinstance(value, bool):
         return "true" if value else "false"
-    if isinstance(value, str):
-        return repr(value)
-    return str(value)
+    try:
+        text = repr(value) if isinstance(value, str) else str(value)
+    except (RecursionError, ValueError):  # nested too deep; an int too long to print
+        text = f"<{type(value).__name__}>"
+    return text if len(text) <= SHOWN_VALUE_CHARS else text[:SHOWN_VALUE_CHARS - 3] + "..."
+
+
+def _kept(value: Any) -> Any:
+    """What a problem keeps of the value: numbers and short texts as they are, anything
+    else (a table, a long text, a nested list) as its shortened text."""
+    if isinstance(value, (bool, int, float)) and not (isinstance(value, int) and abs(value) > 10**18):
+        return value
+    if isinstance(value, str) and len(value) <= SHOWN_VALUE_CHARS:
+        return value
+    return _show(value)
 
 
 def load_config(path: str | Path | None = None) -> tuple[Config, list[ConfigProblem]]:
     """The config from `path` (default /etc/cubilete/config.toml, which may be absent) over
-    the built-in defaults, and every problem found. Never raises for a bad file."""
+    the built-in defaults, and every problem found. Never raises for a bad file, whatever it
+    is: a folder, a FIFO or a device, unreadable, huge, not UTF-8, not TOML, nested beyond
+    what the parser can follow."""
     explicit = path is not None
     file = Path(path) if path is not None else DEFAULT_PATH
     try:
-        raw = file.read_bytes()
+        raw = read_config_file(file)
     except FileNotFoundError:
         if not explicit:
             return Config(), []
-        return Config(), [ConfigProblem("", str(file), "an existing TOML file",
-                                        f"{file}: no such file; using the built-in defaults")]
+        return Config(), [_file_problem(file, "an existing TOML file", "no such file")]
+    except NotAConfigFile as error:
+        return Config(), [_file_problem(file, "a TOML file", str(error))]
     except OSError as error:
-        return Config(), [ConfigProblem("", str(file), "a readable TOML file",
-                                        f"{file}: cannot read ({error.strerror}); using the built-in defaults")]
+        return Config(), [_file_problem(file, "a readable TOML file", f"cannot read ({error.strerror or error})")]
     try:
         data = tomllib.loads(raw.decode("utf-8"))
     except UnicodeDecodeError:
-        return Config(), [ConfigProblem("", str(file), "UTF-8 text",
-                                        f"{file}: not UTF-8 text; using the built-in defaults")]
+        return Config(), [_file_problem(file, "UTF-8 text", "not UTF-8 text")]
     except tomllib.TOMLDecodeError as error:
-        return Config(), [ConfigProblem("", str(file), "valid TOML",
-                                        f"{file}: not valid TOML ({error}); using the built-in defaults")]
-    return config_from_dict(data)
+        return Config(), [_file_problem(file, "valid TOML", f"not valid TOML ({error})")]
+    except RecursionError:
+        return Config(), [_file_problem(file, "valid TOML", "nested too deeply to read")]
+    try:
+        return config_from_dict(data)
+    except RecursionError:
+        return Config(), [_file_problem(file, "valid TOML", "nested too deeply to check")]
+    except Exception as error:  # a bug in a check must not keep the device from starting
+        return Config(), [_file_problem(file, "a config the device can check",
+                                        f"cannot be checked ({type(error).__name__}: {_show(str(error))})")]
+
+
+class NotAConfigFile(OSError):
+    """The path names something that is not a regular file of a sensible size."""
+
+
+def read_config_file(file: Path) -> bytes:
+    """The file's bytes; NotAConfigFile for a folder, FIFO, device or socket (never opened
+    for a blocking read) or a file over MAX_FILE_BYTES."""
+    fd = os.open(file, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
+    try:
+        info = os.fstat(fd)
+        if stat.S_ISDIR(info.st_mode):
+            raise NotAConfigFile("is a folder, not a file")
+        if not stat.S_ISREG(info.st_mode):
+            raise NotAConfigFile("is not a regular file (a FIFO, device or socket)")
+        if info.st_size > MAX_FILE_BYTES:
+            raise NotAConfigFile(f"is {info.st_size} bytes, more than a config file can be"
+                                 f" ({MAX_FILE_BYTES // 1024} kB)")
+        chunks, size = [], 0
+        while size <= MAX_FILE_BYTES:
+            chunk = os.read(fd, 65536)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+        if size > MAX_FILE_BYTES:  # it grew while we read it
+            raise NotAConfigFile(f"is more than a config file can be ({MAX_FILE_BYTES // 1024} kB)")
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+def _file_problem(file: Path, allowed: str, what: str) -> ConfigProblem:
+    return ConfigProblem("", str(file), allowed, f"{file}: {what}; using the built-in defaults")
 
 
 def with_overrides(config: Config, **sections: dict[str, Any]) -> Config:

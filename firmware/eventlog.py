@@ -7,7 +7,13 @@ loses a score the players saw confirmed.
 
 At open, `PRAGMA quick_check` runs. A database that fails it (or is not a database at all)
 is renamed aside with a UTC timestamp, a message says where it went, and a fresh log is
-started: the service must come up, not crash-loop on a bad file.
+started: the service must come up, not crash-loop on a bad file. Only damage does that: a
+log that cannot be opened or written because the card is full, read-only, or the files
+belong to another user is healthy and is never touched; `open` raises `StorageUnavailable`
+(saying which of those it is) and the service shows it and tries again. At open the log is
+first proved writable (a scratch file of PROBE_BYTES written and removed, the files ours to
+write, then a write rolled back), so a full or read-only card is found before a game starts,
+not at its first score, and before SQLite touches the files.
 
 Throw snapshots (JPEG) are written beside the database under
 `snapshots/<game_id>/<seq>.jpg`, atomically (temporary file, fsync, rename, fsync of the
@@ -18,6 +24,7 @@ The schema is section 6 of the contracts between the parts.
 
 from __future__ import annotations
 
+import errno
 import json
 import logging
 import os
@@ -33,6 +40,12 @@ log = logging.getLogger(__name__)
 DB_NAME = "cubilete.db"
 SNAPSHOT_DIR = "snapshots"
 SCHEMA_VERSION = 1
+PROBE_NAME = ".write-probe"
+PROBE_BYTES = 64 * 1024  # room for a few events (and their WAL frames) at least
+# SQLite's primary result codes that mean the file itself is damaged.
+DAMAGE_CODES = (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB)
+FULL_CODES = (sqlite3.SQLITE_FULL,)
+NOT_WRITABLE_CODES = (sqlite3.SQLITE_READONLY, sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_PERM, sqlite3.SQLITE_AUTH)
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS games (
@@ -55,6 +68,51 @@ CREATE TABLE IF NOT EXISTS events (
 
 class EventLogError(Exception):
     """The log cannot be used: a read-only log written to, an unknown game, a finished game."""
+
+
+class StorageUnavailable(EventLogError):
+    """A healthy log that cannot be used now; nothing was moved or changed.
+
+    kind: "full" (no space left), "not_writable" (read-only card, files or folder of another
+    user) or "error" (an I/O error: a failing card).
+    """
+
+    def __init__(self, kind: str, message: str) -> None:
+        super().__init__(message)
+        self.kind = kind
+
+
+def storage_problem(error: BaseException, where: Path) -> StorageUnavailable:
+    """What an error of SQLite or the OS says about the storage (never "damaged")."""
+    kind = "error"
+    if isinstance(error, sqlite3.Error):
+        code = (getattr(error, "sqlite_errorcode", None) or 0) & 0xFF
+        if code in FULL_CODES:
+            kind = "full"
+        elif code in NOT_WRITABLE_CODES:
+            kind = "not_writable"
+    elif isinstance(error, OSError):
+        if error.errno in (errno.ENOSPC, errno.EDQUOT):
+            kind = "full"
+        elif error.errno in (errno.EROFS, errno.EACCES, errno.EPERM, errno.ENOTDIR, errno.EEXIST, errno.EISDIR):
+            kind = "not_writable"
+    if kind == "error" and _no_space(where):
+        kind = "full"
+    return StorageUnavailable(kind, f"{where}: {error}")
+
+
+def is_damage(error: BaseException) -> bool:
+    """True for an error that means the database file is damaged (not merely unusable now)."""
+    return isinstance(error, sqlite3.DatabaseError) and \
+        ((getattr(error, "sqlite_errorcode", None) or 0) & 0xFF) in DAMAGE_CODES
+
+
+def _no_space(where: Path) -> bool:
+    try:
+        info = os.statvfs(where if where.is_dir() else where.parent)
+    except OSError:
+        return False
+    return info.f_bavail * info.f_frsize < PROBE_BYTES
 
 
 @dataclass(frozen=True)
@@ -107,32 +165,80 @@ def write_atomically(path: Path, data: bytes) -> None:
 
 
 def _is_healthy(db_path: Path) -> str | None:
-    """None when the database passes `PRAGMA quick_check`, else what is wrong with it."""
+    """None when the database passes `PRAGMA quick_check`, else what is wrong with it.
+    StorageUnavailable when it cannot even be checked (full, not ours, an I/O error)."""
     try:
         conn = sqlite3.connect(db_path, isolation_level=None)
         try:
             rows = conn.execute("PRAGMA quick_check").fetchall()
         finally:
             conn.close()
-    except sqlite3.DatabaseError as error:
-        return str(error)
+    except sqlite3.Error as error:
+        if is_damage(error):
+            return str(error)
+        raise storage_problem(error, db_path) from error
     if rows == [("ok",)]:
         return None
     return "; ".join(str(row[0]) for row in rows[:3])
 
 
 def _connect_writer(db_path: Path) -> sqlite3.Connection:
+    """The writer's connection; nothing is written to a log that already has the schema."""
     conn = sqlite3.connect(db_path, isolation_level=None)
     try:
-        conn.execute("PRAGMA journal_mode=WAL")
+        if conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+            conn.execute("PRAGMA journal_mode=WAL")
         conn.execute("PRAGMA synchronous=FULL")
         conn.execute("PRAGMA foreign_keys=ON")
-        conn.executescript(_SCHEMA)
-        conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
-    except sqlite3.DatabaseError:
+        tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        if not {"games", "events"} <= tables:
+            conn.executescript(_SCHEMA)
+        if conn.execute("PRAGMA user_version").fetchone()[0] != SCHEMA_VERSION:
+            conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+    except sqlite3.Error:
         conn.close()
         raise
     return conn
+
+
+def _prove_folder_writable(state_dir: Path) -> None:
+    """Raise StorageUnavailable unless a scratch file of PROBE_BYTES can be written and
+    synced in the state folder, and the log's files are ours to write. Done before SQLite
+    opens anything, so that a log on a card that cannot take it is not touched at all (not
+    even checkpointed)."""
+    probe = state_dir / PROBE_NAME
+    try:
+        fd = os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+        try:
+            if os.write(fd, bytes(PROBE_BYTES)) < PROBE_BYTES:
+                raise OSError(errno.ENOSPC, "no space for the write probe")
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+    except OSError as error:
+        raise storage_problem(error, state_dir) from error
+    finally:
+        try:
+            probe.unlink()
+        except OSError:
+            pass
+    for suffix in ("", "-wal", "-shm"):
+        part = state_dir / (DB_NAME + suffix)
+        if part.exists() and not os.access(part, os.R_OK | os.W_OK):
+            raise StorageUnavailable("not_writable", f"{part}: not writable by this user (uid {os.geteuid()})")
+
+
+def _prove_writable(conn: sqlite3.Connection, db_path: Path) -> None:
+    """Raise StorageUnavailable unless SQLite can write the log: a file it could only open
+    read-only refuses the first page changed (rolled back here, so nothing is written)."""
+    try:
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+        finally:
+            conn.execute("ROLLBACK")
+    except sqlite3.Error as error:
+        raise storage_problem(error, db_path) from error
 
 
 def _move_aside(db_path: Path) -> Path:
@@ -166,27 +272,48 @@ class EventLog:
     # -- opening ---------------------------------------------------------------------------
 
     @classmethod
-    def open(cls, state_dir: str | os.PathLike[str]) -> "EventLog":
-        """Open (or create) the log for writing. Never fails on a corrupt file: it is moved
-        aside and a fresh log started, with `notice` saying so."""
+    def open(cls, state_dir: str | os.PathLike[str], wal_autocheckpoint: int | None = None) -> "EventLog":
+        """Open (or create) the log for writing. A damaged file is moved aside and a fresh
+        log started, with `notice` saying so. StorageUnavailable (nothing touched) when the
+        storage is full, not writable or failing. `wal_autocheckpoint` (pages, SQLite's
+        default 1000) is for the soak, which wants many checkpoints in a short game."""
         state_dir = Path(state_dir)
-        state_dir.mkdir(parents=True, exist_ok=True)
+        try:
+            state_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise storage_problem(error, state_dir) from error
+        _prove_folder_writable(state_dir)
         db_path = state_dir / DB_NAME
         problem = _is_healthy(db_path) if db_path.exists() else None
         conn = None
         if problem is None:
             try:
                 conn = _connect_writer(db_path)
-            except sqlite3.DatabaseError as error:  # damage quick_check did not see
+            except sqlite3.Error as error:
+                if not is_damage(error):  # damage quick_check did not see moves it aside below
+                    raise storage_problem(error, db_path) from error
                 problem = str(error)
         notice = moved = None
         if problem is not None:
-            moved = _move_aside(db_path)
+            try:
+                moved = _move_aside(db_path)
+            except OSError as error:
+                raise storage_problem(error, db_path) from error
             notice = (f"event log {db_path} failed its integrity check ({problem}); "
                       f"moved aside to {moved.name}, starting a new log")
             log.error(notice)
-            conn = _connect_writer(db_path)
+            try:
+                conn = _connect_writer(db_path)
+            except sqlite3.Error as error:
+                raise storage_problem(error, db_path) from error
         assert conn is not None
+        try:
+            _prove_writable(conn, db_path)
+        except StorageUnavailable:
+            conn.close()
+            raise
+        if wal_autocheckpoint is not None:
+            conn.execute(f"PRAGMA wal_autocheckpoint={int(wal_autocheckpoint)}")
         return cls(state_dir, conn, readonly=False, notice=notice, moved_aside=moved)
 
     @classmethod

@@ -48,10 +48,10 @@ class ScriptedSession:
     duration: float
 
 
-def game_config(language: str = "es") -> Any:
+def game_config(language: str = "es", text: str = GAME_CONFIG) -> Any:
     from firmware.config import config_from_dict
 
-    config, problems = config_from_dict(tomllib.loads(GAME_CONFIG.format(language=language)))
+    config, problems = config_from_dict(tomllib.loads(text.format(language=language)))
     assert not problems, problems
     return config
 
@@ -69,14 +69,14 @@ def write_button_script(path: Path, presses: Sequence[tuple[float, str, str]], a
 
 
 def replay_service(session: Path, state_dir: Path, buttons: Any, display: Any, language: str = "es",
-                   realtime: bool = False) -> Any:
+                   realtime: bool = False, config_text: str = GAME_CONFIG) -> Any:
     """The real service on a replayed session, with these buttons and display (not started)."""
     from firmware.service import Service
     from hardware.camera import Backoff, ReplayCamera, ResilientCamera
     from vision.tracker import ThrowTracker
 
     camera = ResilientCamera(lambda: ReplayCamera(session, realtime=realtime), backoff=Backoff(initial=0.1))
-    return Service(game_config(language), [], state_dir, camera, display, buttons, ThrowTracker(),
+    return Service(game_config(language, config_text), [], state_dir, camera, display, buttons, ThrowTracker(),
                    control_socket=str(state_dir / "control.sock"), exit_at_end=True)
 
 
@@ -100,21 +100,21 @@ def render_session(folder: Path, game: Sequence[dict[str, Any]], seed: int,
 
 
 def play_session(session: Path, truth: dict[str, Any], game: Sequence[dict[str, Any]], state_dir: Path,
-                 display: Any, language: str = "es") -> Any:
+                 display: Any, language: str = "es", config_text: str = GAME_CONFIG) -> Any:
     """The simulated player plays the session on the real service; returns the player (its
     presses) once the replay has ended."""
     from firmware.autoplayer import TruthPlayer
 
     holder: dict[str, Any] = {}
     player = TruthPlayer(game, truth, lambda: holder.get("service"))
-    service = replay_service(session, state_dir, player, display, language)
+    service = replay_service(session, state_dir, player, display, language, config_text=config_text)
     holder["service"] = service
     service.run()
     return player
 
 
 def make_scripted_session(folder: Path, game: Sequence[dict[str, Any]], seed: int,
-                          config: Any = None) -> ScriptedSession:
+                          config: Any = None, config_text: str = GAME_CONFIG) -> ScriptedSession:
     """Render the session, let the simulated player play it once on the real service (a
     rehearsal, with no screen) and keep its presses as the button script."""
     import shutil
@@ -124,7 +124,7 @@ def make_scripted_session(folder: Path, game: Sequence[dict[str, Any]], seed: in
     session, truth = render_session(folder, game, seed, config)
     rehearsal = folder / "rehearsal"
     shutil.rmtree(rehearsal, ignore_errors=True)
-    player = play_session(session, truth, game, rehearsal, NullDisplay())
+    player = play_session(session, truth, game, rehearsal, NullDisplay(), config_text=config_text)
     shutil.rmtree(rehearsal, ignore_errors=True)
     buttons = write_button_script(folder / "buttons.txt", player.presses)
     return ScriptedSession(session, truth, buttons, tuple(player.presses), float(truth["duration"]))

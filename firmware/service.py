@@ -27,12 +27,12 @@ from typing import Any, Callable
 
 from firmware import sdnotify
 from firmware.appliance import (
-    Appliance, CameraBack, CameraLost, GameDefaults, MotionSeen, ObjectOnTray, Prefs, Press, ReadingUnstable,
-    ThrowSeen, Tick, TrayCleared, UsbExportDone, UsbExportFailed, UsbExportStarted,
+    Appliance, ButtonsBack, ButtonsMissing, CameraBack, CameraLost, GameDefaults, MotionSeen, ObjectOnTray, Prefs,
+    Press, ReadingUnstable, ThrowSeen, Tick, TrayCleared, UsbExportDone, UsbExportFailed, UsbExportStarted,
 )
 from firmware.appliance.texts import say
 from firmware.config import Config, ConfigProblem
-from firmware.eventlog import EventLog, write_atomically
+from firmware.eventlog import EventLog, StorageUnavailable, storage_problem, write_atomically
 from firmware.ui.screens import MessageScreen, stopped_screen
 
 log = logging.getLogger("cubilete.service")
@@ -69,15 +69,28 @@ def save_prefs(state_dir: Path, prefs: Prefs) -> None:
         log.warning("cannot save the settings: %s", error)
 
 
+MAX_CONFIG_NOTICES = 3
+STORAGE_TITLES = {"full": "storage_full", "not_writable": "storage_not_writable"}
+
+
 def notices_for(problems: list[ConfigProblem], eventlog: EventLog) -> tuple[MessageScreen, ...]:
-    """Start-up messages for the screen (each also went to the journal)."""
+    """Start-up messages for the screen (each also went to the journal): the first few
+    config problems, each with its key and the value found."""
     notices = []
     if eventlog.notice:
         notices.append(MessageScreen(say("log_moved"), (say("log_moved_line"), say("new_log")), icon="warning"))
-    for problem in problems[:3]:
+    for problem in problems[:MAX_CONFIG_NOTICES]:
+        value = problem.value if problem.key else Path(str(problem.value)).name
         notices.append(MessageScreen(say("config_problem", key=problem.key or "file"),
-                                     (say("config_defaults"), str(problem.value)[:20]), icon="warning"))
+                                     (say("config_defaults"), str(value)[:20]), icon="warning"))
     return tuple(notices)
+
+
+def storage_screen(kind: str, error: str) -> MessageScreen:
+    """Why nothing can be recorded: full, not writable, or another storage error; the log on
+    the card is left as it is and opening it is retried."""
+    title = say(STORAGE_TITLES.get(kind, "storage_error"))
+    return MessageScreen(title, (error[-60:], say("storage_log_kept"), say("storage_retry")), icon="warning")
 
 
 def game_defaults(config: Config) -> GameDefaults:
@@ -171,7 +184,7 @@ class Service:
                  display: Any, buttons: Any, tracker: Any, *, clock: Callable[[], float] = time.monotonic,
                  control_socket: str | None = None, exit_at_end: bool = False,
                  on_record: Callable[[str, int, str, float], None] | None = None,
-                 tracker_factory: Callable[[], Any] | None = None) -> None:
+                 tracker_factory: Callable[[], Any] | None = None, wal_autocheckpoint: int | None = None) -> None:
         from firmware.ui.presenter import BurnInSettings, ScreenPresenter  # noqa: PLC0415
 
         import cv2  # noqa: PLC0415
@@ -189,6 +202,7 @@ class Service:
         self.clock = clock
         self.exit_at_end = exit_at_end
         self.on_record = on_record
+        self._wal_autocheckpoint = wal_autocheckpoint
         self.stats = Stats()
         self.frame_t = 0.0  # the time of the last frame (session time for a replay)
         self._frame_wall = clock()  # when it came, on the wall clock
@@ -203,6 +217,7 @@ class Service:
         self.log: EventLog | None = None
         self.app: Appliance | None = None  # None while the state directory cannot be used
         self.storage_error = ""
+        self.storage_kind = ""  # "full" | "not_writable" | "error" while storage_error is set
         self._open_storage()
         self.control_path = Path(control_socket or config.export.socket)
         self.control = self._bind_control(str(self.control_path))
@@ -217,17 +232,22 @@ class Service:
     def _open_storage(self) -> bool:
         """Open the event log and start the state machine on it (resuming its game)."""
         try:
-            self.state_dir.mkdir(parents=True, exist_ok=True)
-            self.log = EventLog.open(self.state_dir)
-        except (OSError, sqlite3.Error) as error:
-            if str(error) != self.storage_error:
-                log.critical("cannot open the event log in %s: %s; nothing can be recorded, retrying",
-                             self.state_dir, error)
-            self.storage_error = str(error)
+            self.log = EventLog.open(self.state_dir, wal_autocheckpoint=self._wal_autocheckpoint)
+            self.app = Appliance(self.log, self._prefs, game_defaults(self.config),
+                                 notices_for(self._problems, self.log), clock=self.scene_time,
+                                 on_prefs=self._prefs_changed, on_usb_request=self._request_usb_export)
+        except (OSError, sqlite3.Error, StorageUnavailable) as error:
+            problem = error if isinstance(error, StorageUnavailable) else storage_problem(error, self.state_dir)
+            if str(problem) != self.storage_error:
+                log.critical("cannot open the event log in %s (device.state_dir): %s (%s); the log is left as"
+                             " it is, nothing can be recorded, retrying every %g s", self.state_dir, problem,
+                             problem.kind, STORAGE_RETRY_S)
+            if self.log is not None:
+                self.log.close()
+                self.log = None
+            self.storage_error, self.storage_kind = str(problem), problem.kind
             return False
-        self.app = Appliance(self.log, self._prefs, game_defaults(self.config),
-                             notices_for(self._problems, self.log), clock=self.scene_time,
-                             on_prefs=self._prefs_changed, on_usb_request=self._request_usb_export)
+        self.storage_error = self.storage_kind = ""
         self._recorded = self._event_count()  # events of this game already reported
         self._recorded_game = self.app.session.game_id if self.app.session is not None else None
         return True
@@ -236,13 +256,10 @@ class Service:
         """No usable state directory (a missing or read-only card): say so on the screen and
         to systemd, keep the watchdog fed, and try again every few seconds. Scoring without
         a log would lose scores, so the game does not start until it works."""
-        screen = MessageScreen(say("storage_failed"), (self.storage_error[:60], say("storage_retry")),
-                               icon="warning")
         sdnotify.ready(f"storage failure: {self.storage_error}")
         next_try = self.clock() + STORAGE_RETRY_S
-        self.presenter.show(screen)
         while not self._stop and self.app is None:
-            self.presenter.show(screen)
+            self.presenter.show(storage_screen(self.storage_kind, self.storage_error))
             self.buttons.events()
             now = self.clock()
             self._housekeeping(now, status=f"storage failure: {self.storage_error}")
@@ -342,6 +359,7 @@ class Service:
                 return False
             time.sleep(min(IDLE_SLEEP_S, max(0.0, self.camera.seconds_until_retry())) or IDLE_SLEEP_S)
         self._camera_status()
+        self._buttons_status()
         for press in self.buttons.events():
             self._handle(Press(press.button, press.kind, press.t))
             self.presenter.activity()
@@ -399,6 +417,17 @@ class Service:
             self._handle(CameraLost(status.message, self.camera.seconds_until_retry()))
         elif status.state == "ok" and not self.app.camera_ok:
             self._handle(CameraBack())
+
+    def _buttons_status(self) -> None:
+        """Buttons that cannot be read (hardware.buttons.ResilientButtons, NoButtons): the
+        appliance scores by itself and says which pins they go on."""
+        missing = getattr(self.buttons, "missing", None)
+        if missing is None:
+            return
+        if missing and not self.app.buttons_missing:
+            self._handle(ButtonsMissing(missing, tuple(self.config.buttons.layout_pins().values())))
+        elif not missing and self.app.buttons_missing:
+            self._handle(ButtonsBack())
 
     def _drain_control(self) -> None:
         if self.control is None:

@@ -21,6 +21,7 @@ import select
 import sys
 import threading
 import time
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Protocol, Sequence
@@ -449,13 +450,82 @@ class ScriptedButtons:
 
 
 class NoButtons:
-    """No buttons at all (a display-only run)."""
+    """No buttons at all (a display-only run): the service shows that, as for missing ones."""
+
+    missing = "no buttons (buttons.spec = \"none\")"
 
     def events(self) -> list[ButtonEvent]:
         return []
 
     def close(self) -> None:
         pass
+
+
+class ResilientButtons:
+    """Buttons that may be missing: opened by `factory`, reopened every `retry_s` seconds after
+    any failure (no GPIO on this machine, a pin busy, a wire pulled), never raising.
+
+    `missing` is the reason while there are no buttons ("" when they work); the service
+    shows it with how to wire them. While missing, `events()` returns nothing.
+    """
+
+    def __init__(self, factory: Callable[[], ButtonSource], description: str, *, retry_s: float = 10.0,
+                 clock: Clock = time.monotonic) -> None:
+        self.factory = factory
+        self.description = description
+        self.retry_s = retry_s
+        self.clock = clock
+        self.missing = ""
+        self._source: ButtonSource | None = None
+        self._retry_at = 0.0
+        self._closed = False
+        self._open()
+
+    def _open(self) -> None:
+        self._retry_at = self.clock() + self.retry_s
+        try:
+            with warnings.catch_warnings():  # gpiozero warns of each pin library it tries; the reason says it
+                warnings.simplefilter("ignore")
+                self._source = self.factory()
+        except Exception as error:  # gpiozero raises many kinds (BadPinFactory, PinInvalidPin...)
+            self._fail(error)
+            return
+        if self.missing:
+            log.info("%s: working again", self.description)
+        self.missing = ""
+
+    def _fail(self, error: Exception) -> None:
+        reason = f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
+        if reason != self.missing:
+            log.error("%s unavailable (%s); retrying every %g s", self.description, reason, self.retry_s)
+        self.missing = reason
+        self._source = None
+
+    def events(self) -> list[ButtonEvent]:
+        if self._closed:
+            return []
+        if self._source is None:
+            if self.clock() >= self._retry_at:
+                self._open()
+            if self._source is None:
+                return []
+        try:
+            return self._source.events()
+        except Exception as error:
+            source, self._source = self._source, None
+            try:
+                source.close()
+            except Exception:
+                pass
+            self._retry_at = self.clock() + self.retry_s
+            self._fail(error)
+            return []
+
+    def close(self) -> None:
+        self._closed = True
+        if self._source is not None:
+            self._source.close()
+            self._source = None
 
 
 BUTTONS_SPEC_HELP = 'buttons spec: "gpio" (layout from the config), "three", "encoder", "keyboard", "script:FILE", "none"'

@@ -139,7 +139,9 @@ class LumaDisplay:
                     self._device = self._connect()
                     self.reinits += 1
                 action(self._device)
-            except (OSError, LumaError) as error:
+            except Exception as error:  # OSError, luma's errors, or any other failure of a driver
+                if not isinstance(error, (OSError, LumaError)):
+                    log.warning("%s: unexpected %s", self.description, type(error).__name__)
                 self.errors += 1
                 log.warning("%s: %s; re-initialising", self.description, error)
                 self._drop()

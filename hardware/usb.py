@@ -1,14 +1,17 @@
 """USB storage: mount a stick's partition privately and safely, sync it, unmount it.
 
-`UsbPartition` is the real adapter, used by `cubilete-export@.service` (run as the
-cubilete user with only CAP_SYS_ADMIN). It refuses anything but a partition (or a whole
-unpartitioned stick) on the USB bus, refuses file systems other than FAT (vfat), exFAT
-and ext4, and mounts with nosuid, nodev, noexec, nosymfollow and noatime in a mount
-namespace of its own, so neither the host nor the main service ever sees the stick and
-nothing on it can be executed or followed. FAT and exFAT are mounted with the current
-user's uid/gid so the files on the stick belong to the exporter. The mount(2), umount2(2),
-syncfs(2) and unshare(2) calls are made through libc directly: util-linux's mount(8)
-refuses options to a caller that is not root.
+`UsbPartition` is the real adapter, used as root by the privileged steps of
+`cubilete-export@.service` (firmware.export.mountstep: ExecStartPre=+ mounts, ExecStopPost=+
+syncs and unmounts); the files are written in between by an unprivileged process with no
+capability. It refuses anything but a partition (or a whole unpartitioned stick) on the USB
+bus, refuses file systems other than FAT (vfat), exFAT and ext4, and mounts with nosuid,
+nodev, noexec, nosymfollow and noatime, at <runtime folder>/stick. The folder above the
+runtime folders (/run/cubilete-export) is first made a private bind mount of itself, so the
+stick's mount does not propagate into mount namespaces that already exist (the main
+service's); the writer, started after the mount, sees it. FAT and
+exFAT are mounted with the writer's uid/gid so the files on the stick belong to it; on
+ext4 the one folder the export writes into is handed to the writer (`give_folder`). The
+mount(2), umount2(2) and syncfs(2) calls are made through libc directly.
 
 `FakeUsbStorage` stands in for it in tests: a folder "mounts" as itself, with the faults
 a real stick has (unsupported file system, failed mount, failed unmount).
@@ -32,9 +35,10 @@ MS_NODEV = 0x4
 MS_NOEXEC = 0x8
 MS_NOSYMFOLLOW = 0x100
 MS_NOATIME = 0x400
+MS_BIND = 0x1000
 MS_REC = 0x4000
 MS_PRIVATE = 1 << 18
-CLONE_NEWNS = 0x00020000
+MNT_DETACH = 0x2
 MOUNT_FLAGS = MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_NOSYMFOLLOW | MS_NOATIME
 
 KERNEL_NAME = re.compile(r"^sd[a-z]{1,3}[0-9]{0,3}$")
@@ -80,7 +84,6 @@ class _Libc:
                                      ctypes.c_ulong, ctypes.c_char_p]
         self._libc.umount2.argtypes = [ctypes.c_char_p, ctypes.c_int]
         self._libc.syncfs.argtypes = [ctypes.c_int]
-        self._libc.unshare.argtypes = [ctypes.c_int]
 
     @staticmethod
     def _check(result: int, what: str) -> None:
@@ -99,8 +102,16 @@ class _Libc:
     def syncfs(self, fd: int) -> None:
         self._check(self._libc.syncfs(fd), "syncfs")
 
-    def unshare(self, flags: int) -> None:
-        self._check(self._libc.unshare(flags), "unshare")
+
+def is_mount_point(path: str | os.PathLike[str]) -> bool:
+    """Whether something is mounted at `path` in this mount namespace (a bind mount of a folder
+    onto itself included, which os.path.ismount does not see)."""
+    wanted = os.path.abspath(path).encode().replace(b"\\", b"\\134").replace(b" ", b"\\040")
+    try:
+        with open("/proc/self/mountinfo", "rb") as mounts:
+            return any(line.split()[4] == wanted for line in mounts)
+    except OSError:
+        return os.path.ismount(path)
 
 
 class UsbPartition:
@@ -151,7 +162,7 @@ class UsbPartition:
         detected = self.filesystem()
         if detected is not None and detected not in ALLOWED_FILESYSTEMS:
             raise UnsupportedFilesystem(unsupported_message(detected))
-        self._private_namespace()
+        self._private_folder()
         self.mountpoint.mkdir(parents=True, exist_ok=True)
         candidates = [detected] if detected else list(ALLOWED_FILESYSTEMS)
         last: OSError | None = None
@@ -177,14 +188,43 @@ class UsbPartition:
         raise UsbError("cannot mount the stick: it is not FAT32, exFAT or ext4, or it is damaged"
                        f" ({last.strerror})")
 
-    def _private_namespace(self) -> None:
-        # systemd's PrivateMounts=yes already isolates the unit; doing it here as well means
-        # a mount made by this code can never show up in the host's namespace.
-        self._libc.unshare(CLONE_NEWNS)
-        self._libc.mount(None, "/", None, MS_REC | MS_PRIVATE, None)
+    def _private_folder(self) -> None:
+        """The folder above the mount point's (/run/cubilete-export) becomes a private bind
+        mount of itself, once: mounts below it then reach no other namespace. (The bind itself
+        propagates, once, and shows them the same folder.)"""
+        folder = self.mountpoint.parent.parent
+        folder.mkdir(parents=True, exist_ok=True)
+        if not is_mount_point(folder):
+            self._libc.mount(str(folder), str(folder), None, MS_BIND, None)
+        self._libc.mount(None, str(folder), None, MS_PRIVATE, None)
+
+    def give_folder(self, name: str) -> None:
+        """Make the folder `name` at the stick's root the writer's (created if missing), for a
+        file system whose root is root's (ext4). Nothing is followed; something other than a
+        folder there is left for the writer to refuse with a message."""
+        if self.uid == os.geteuid():
+            return
+        root = os.open(self.mountpoint, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        try:
+            try:
+                os.mkdir(name, 0o755, dir_fd=root)
+            except FileExistsError:
+                pass
+            try:
+                fd = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=root)
+            except OSError:
+                return
+            try:
+                info = os.fstat(fd)
+                if (info.st_uid, info.st_gid) != (self.uid, self.gid):
+                    os.fchown(fd, self.uid, self.gid)
+            finally:
+                os.close(fd)
+        finally:
+            os.close(root)
 
     def sync(self) -> None:
-        if not self._mounted:
+        if not (self._mounted or is_mount_point(self.mountpoint)):
             return
         fd = os.open(self.mountpoint, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
         try:
@@ -195,20 +235,26 @@ class UsbPartition:
             os.close(fd)
 
     def unmount(self, attempts: int = 10, pause: float = 0.3) -> None:
-        if not self._mounted:
-            return
-        for attempt in range(attempts):
-            try:
-                self._libc.umount2(str(self.mountpoint), 0)
-            except OSError as error:
-                if error.errno == errno.EBUSY and attempt < attempts - 1:
-                    time.sleep(pause)
-                    continue
-                if error.errno == errno.EINVAL:  # not mounted any more
-                    break
-                raise UsbError(f"could not unmount the stick ({error.strerror})") from None
-            break
+        """Unmount the stick (waiting while it is busy); a stick that stays busy is detached
+        and reported, never reported safe. The private folder stays for the next stick."""
+        busy = False
+        if self._mounted or is_mount_point(self.mountpoint):
+            for attempt in range(attempts):
+                try:
+                    self._libc.umount2(str(self.mountpoint), 0)
+                except OSError as error:
+                    if error.errno == errno.EBUSY and attempt < attempts - 1:
+                        time.sleep(pause)
+                        continue
+                    if error.errno == errno.EBUSY:
+                        self._libc.umount2(str(self.mountpoint), MNT_DETACH)
+                        busy = True
+                    elif error.errno != errno.EINVAL:  # EINVAL: not mounted any more
+                        raise UsbError(f"could not unmount the stick ({error.strerror})") from None
+                break
         self._mounted = False
+        if busy:
+            raise UsbError("could not unmount the stick (still busy); wait before pulling it out")
 
 
 class FakeUsbStorage:

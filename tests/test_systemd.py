@@ -1,8 +1,8 @@
 """The systemd units, the udev rule and the installer for the Pi.
 
 `systemd-analyze verify` wants every ExecStart binary to exist, so each unit is verified
-as a copy whose /opt/cubilete/venv/bin/cubilete is replaced by /bin/true (the only
-change). Tests that need systemd-analyze or shellcheck skip, saying so, where they are
+as a copy whose /opt/cubilete/venv/bin/cubilete and .../python are replaced by /bin/true
+(the only change). Tests that need systemd-analyze or shellcheck skip, saying so, where they are
 missing; .ci/run installs both.
 """
 
@@ -22,6 +22,7 @@ from tests.conftest import PROJECT_ROOT
 
 SYSTEMD = PROJECT_ROOT / "systemd"
 CUBILETE_BIN = "/opt/cubilete/venv/bin/cubilete"
+PYTHON_BIN = "/opt/cubilete/venv/bin/python"
 UNITS = ["cubilete.service", "cubilete-export@.service", "cubilete-export-request.service",
          "cubilete-export-request.path"]
 
@@ -53,7 +54,7 @@ def systemd_analyze() -> str:
 def verifiable(tmp_path: Path) -> Path:
     for name in UNITS:
         text = (SYSTEMD / name).read_text()
-        (tmp_path / name).write_text(text.replace(CUBILETE_BIN, "/bin/true"))
+        (tmp_path / name).write_text(text.replace(CUBILETE_BIN, "/bin/true").replace(PYTHON_BIN, "/bin/true"))
     return tmp_path
 
 
@@ -65,8 +66,8 @@ def test_units_pass_systemd_analyze_verify_silently(verifiable: Path, name: str)
     assert result.returncode == 0 and result.stdout + result.stderr == "", result.stdout + result.stderr
 
 
-@pytest.mark.parametrize("name,limit", [("cubilete.service", 2.0), ("cubilete-export@sda1.service", 2.0),
-                                        ("cubilete-export-request.service", 2.0)])
+@pytest.mark.parametrize("name,limit", [("cubilete.service", 1.0), ("cubilete-export@sda1.service", 1.0),
+                                        ("cubilete-export-request.service", 1.0)])
 def test_security_exposure_is_ok(verifiable: Path, name: str, limit: float) -> None:
     result = subprocess.run([systemd_analyze(), "security", "--offline=yes", "--no-pager", str(verifiable / name)],
                             capture_output=True, text=True, timeout=60)
@@ -95,15 +96,39 @@ def test_the_service_is_a_watched_unprivileged_notify_service() -> None:
         assert device in allowed
 
 
-def test_the_export_unit_mounts_privately_with_two_capabilities() -> None:
-    service = unit("cubilete-export@.service")
-    assert service["Unit"]["BindsTo"] == ["dev-%i.device"]
+@pytest.mark.parametrize("name,where", [("cubilete-export@.service", "--device %I"),
+                                        ("cubilete-export-request.service", "--request /run/cubilete")])
+def test_only_the_mount_steps_are_privileged_and_the_writer_has_no_capability(name: str, where: str) -> None:
+    service = unit(name)
     body = service["Service"]
     assert body["User"] == ["cubilete"]
-    assert body["PrivateMounts"] == ["yes"]
-    assert body["CapabilityBoundingSet"] == ["CAP_SYS_ADMIN CAP_DAC_OVERRIDE"] == body["AmbientCapabilities"]
-    assert body["DeviceAllow"] == ["block-sd rw"] and body["DevicePolicy"] == ["closed"]
-    assert "%I" in body["ExecStart"][0]
+    assert body["CapabilityBoundingSet"] == [""] == body["AmbientCapabilities"]
+    assert body["NoNewPrivileges"] == ["yes"] and body["PrivateDevices"] == ["yes"]
+    assert "@mount" in body["SystemCallFilter"][1] and body["SystemCallFilter"][1].startswith("~")
+    assert body["RestrictNamespaces"] == ["yes"]
+    runtime = body["ExecStart"][0].split("--stick ")[1].split()[0]
+    assert body["RuntimeDirectory"] == [runtime.removeprefix("/run/")]
+    (mount,), (unmount,) = body["ExecStartPre"], body["ExecStopPost"]
+    assert mount.startswith(f"+{PYTHON_BIN} -m firmware.export.mountstep mount {where} --user cubilete")
+    assert unmount.startswith(f"+{PYTHON_BIN} -m firmware.export.mountstep unmount")
+    assert mount.endswith(runtime) and unmount.endswith(runtime)
+    assert body["ReadWritePaths"] == [f"-{runtime}/stick"]
+    if "@" in name:
+        assert service["Unit"]["BindsTo"] == ["dev-%i.device"]
+
+
+def test_the_mount_steps_command_lines_are_ones_mountstep_accepts() -> None:
+    from firmware.export.mountstep import build_parser
+
+    for name in ("cubilete-export@.service", "cubilete-export-request.service"):
+        body = unit(name)["Service"]
+        def words(line: str) -> list[str]:
+            return shlex.split(line.replace("%I", "sda1").replace("%i", "sda1"))[3:]
+
+        started = build_parser().parse_args(words(body["ExecStartPre"][0]))
+        stopped = build_parser().parse_args(words(body["ExecStopPost"][0]))
+        assert (started.step, started.user, stopped.step) == ("mount", "cubilete", "unmount")
+        assert started.runtime == stopped.runtime and started.config == stopped.config == "/etc/cubilete/config.toml"
 
 
 @pytest.mark.parametrize("name,subcommand", [("cubilete.service", "run"), ("cubilete-export@.service", "export"),

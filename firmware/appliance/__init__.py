@@ -9,12 +9,14 @@ what is on screen, so a restart lands where it was.
 """
 
 from firmware.appliance.inputs import (
-    CameraBack, CameraLost, Input, MotionSeen, ObjectOnTray, Press, ReadingUnstable, ThrowSeen, Tick, TrayCleared,
+    ButtonsBack, ButtonsMissing, CameraBack, CameraLost, Input, MotionSeen, ObjectOnTray, Press, ReadingUnstable,
+    ThrowSeen, Tick, TrayCleared,
     UsbExportDone, UsbExportFailed, UsbExportStarted,
 )
 from firmware.appliance.machine import Appliance, GameDefaults, Prefs
 
 __all__ = [
     "Appliance", "GameDefaults", "Prefs", "Input", "Press", "ThrowSeen", "MotionSeen", "TrayCleared",
-    "ObjectOnTray", "ReadingUnstable", "CameraLost", "CameraBack", "UsbExportStarted", "UsbExportDone", "UsbExportFailed", "Tick",
+    "ObjectOnTray", "ReadingUnstable", "CameraLost", "CameraBack", "ButtonsMissing", "ButtonsBack",
+    "UsbExportStarted", "UsbExportDone", "UsbExportFailed", "Tick",
 ]

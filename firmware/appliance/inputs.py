@@ -84,6 +84,20 @@ class CameraBack:
 
 
 @dataclass(frozen=True)
+class ButtonsMissing:
+    """No buttons can be read (no GPIO here, a pin in use, a wire off): the device goes on
+    scoring the throws by itself and says how to wire the buttons."""
+
+    reason: str = ""
+    pins: tuple[int, ...] = ()  # the BCM pins the config expects, to say where they go
+
+
+@dataclass(frozen=True)
+class ButtonsBack:
+    pass
+
+
+@dataclass(frozen=True)
 class UsbExportStarted:
     device: str = ""  # the stick's partition ("sda1"); the menu offers to copy every game to it
 
@@ -109,4 +123,4 @@ class Tick:
 
 
 Input = Union[Press, ThrowSeen, MotionSeen, TrayCleared, ObjectOnTray, ReadingUnstable, CameraLost, CameraBack,
-              UsbExportStarted, UsbExportDone, UsbExportFailed, Tick]
+              ButtonsMissing, ButtonsBack, UsbExportStarted, UsbExportDone, UsbExportFailed, Tick]

@@ -14,6 +14,7 @@ screen it showed before (the turn, the question about an unsure die, the final t
 from __future__ import annotations
 
 import logging
+import math
 import sqlite3
 import time
 from dataclasses import dataclass, field
@@ -22,10 +23,12 @@ from typing import Any, Callable
 from engine import RuleError
 from firmware.appliance import corrections, menus, play
 from firmware.appliance.inputs import (
-    CameraBack, CameraLost, Input, MotionSeen, ObjectOnTray, Press, ReadingUnstable, ThrowSeen, Tick, TrayCleared,
+    ButtonsBack, ButtonsMissing, CameraBack, CameraLost, Input, MotionSeen, ObjectOnTray, Press, ReadingUnstable,
+    ThrowSeen, Tick, TrayCleared,
     UsbExportDone, UsbExportFailed, UsbExportStarted,
 )
 from firmware.appliance.mode import Mode
+from firmware.appliance.no_buttons import ScoreWithoutButtons, wiring_hint
 from firmware.appliance.session import GameSession
 from firmware.appliance.texts import rule_message, say
 from firmware.appliance.throws import TrayLink
@@ -93,11 +96,14 @@ class Appliance:
         self.camera_ok = True
         self.camera_retry_s: float | None = None
         self._camera_dismissed = False
+        self.buttons_missing = False
         self._busy_until = 0.0
         self.watched = False  # motion seen since start (dice found lying there were not thrown)
         self._flash: Label | None = None
         self._flash_until = 0.0
-        self._overlays: list[_Overlay] = [_Overlay(n, self.now + NOTICE_S) for n in notices]
+        # Start-up notices last NOTICE_S from the first tick: the clock may jump then (the
+        # camera's first frame brings its own time).
+        self._overlays: list[_Overlay] = [_Overlay(n, math.inf) for n in notices]
         self._usb: _Overlay | None = None
         self.mode: Mode = self._boot()
 
@@ -257,6 +263,13 @@ class Appliance:
         elif isinstance(event, CameraBack):
             self.camera_ok = True
             self.camera_retry_s = None
+        elif isinstance(event, ButtonsMissing):
+            self._buttons_missing(event)
+        elif isinstance(event, ButtonsBack):
+            self.buttons_missing = False
+            if isinstance(self.mode, ScoreWithoutButtons):
+                self.mode = menus.MainMenu()
+            self.flash(say("buttons_back"))
         elif isinstance(event, UsbExportStarted):
             self.usb_device = event.device or self.usb_device
             self._usb = _Overlay(usb_exporting_screen(), None)
@@ -268,8 +281,24 @@ class Appliance:
             self.usb_device = None
             self._usb = _Overlay(usb_failed_screen(event.message[:60], event.safe_to_remove), None)
 
+    def _buttons_missing(self, event: ButtonsMissing) -> None:
+        """No buttons: outside a game the screen scores each throw by itself; in a game a
+        notice says so (the game's screen goes on showing each throw's options)."""
+        if self.buttons_missing:
+            return
+        self.buttons_missing = True
+        if self.session is None and isinstance(self.mode, menus.MainMenu):
+            self.mode = ScoreWithoutButtons(pins=event.pins)
+            return
+        self._overlays.append(_Overlay(MessageScreen(say("buttons_missing"),
+                                                     (wiring_hint(event.pins), say("buttons_scoring")),
+                                                     icon="warning"), self.now + NOTICE_S))
+
     def _tick(self, now: float) -> None:
         self.now = now
+        for overlay in self._overlays:
+            if overlay.until == math.inf:
+                overlay.until = now + NOTICE_S
         self._overlays = [o for o in self._overlays if o.until is None or now < o.until]
         if self._usb is not None and self._usb.until is not None and now >= self._usb.until:
             self._usb = None
@@ -318,7 +347,7 @@ class Appliance:
 
     def status(self) -> str:
         """One line for systemd's STATUS= and the journal."""
-        camera = "" if self.camera_ok else " (camera lost)"
+        camera = ("" if self.camera_ok else " (camera lost)") + (" (no buttons)" if self.buttons_missing else "")
         session = self.session
         if session is None or not self.mode.in_game:
             return f"{self.mode.name()}{camera}"

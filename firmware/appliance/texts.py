@@ -115,7 +115,6 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "disk_free": ("{mb} MB libres", "{mb} MB free"),
     "abandoned": ("Partida abandonada", "Game abandoned"),
     "not_saved": ("¡No se guardó! Memoria", "Not saved! Storage"),
-    "storage_failed": ("Sin memoria", "No storage"),
     "storage_retry": ("no se anota nada", "nothing is recorded"),
 }
 
@@ -147,8 +146,9 @@ RULE_MESSAGES: dict[str, tuple[str, str]] = {
 }
 
 
-def say(key: str, **args: Any) -> Names:
-    """A message in both languages; Names arguments are taken in each language."""
+def say(key: str, /, **args: Any) -> Names:
+    """A message in both languages; Names arguments are taken in each language. `key` is
+    positional-only so that a message may itself take a `key` argument ("config_problem")."""
     es, en = MESSAGES[key]
     return Names(es=es.format(**_in(args, "es")), en=en.format(**_in(args, "en")))
 
@@ -196,4 +196,13 @@ MESSAGES.update({
     "partnerships": ("Parejas", "Partnerships"),
     "start_over_q": ("¿Empezar otra?", "Start another?"),
     "start_over_line": ("La actual se cierra", "The current one closes"),
+    # parts and storage that are missing or failing
+    "buttons_missing": ("Sin botones", "No buttons"),
+    "buttons_wire": ("Botones: GPIO {pins}", "Buttons: GPIO {pins}"),
+    "buttons_scoring": ("Se puntúa sin elegir", "Scoring, no picking"),
+    "buttons_back": ("Botones listos", "Buttons ready"),
+    "storage_full": ("Memoria llena", "Storage full"),
+    "storage_not_writable": ("Memoria protegida", "Storage not writable"),
+    "storage_error": ("Error de memoria", "Storage error"),
+    "storage_log_kept": ("registro intacto", "the log is kept"),
 })

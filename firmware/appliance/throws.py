@@ -132,13 +132,19 @@ def plan_throw(seen: ThrowSeen, state: GameState, view: ThrowView, link: TrayLin
     actions = turn_actions(state)
     first = turn.throw_number == 0
 
-    if first:
-        if seen.moved and all(m == "new" for m in seen.moved) and not watched:
-            # The tracker has just started (after a power cut) and found these dice lying
-            # there: nobody threw them in view, so they start no turn (they are usually the
-            # last player's dice, still on the tray). Dice that came to rest after a hand or
-            # the cup was seen were thrown.
+    if seen.moved and all(m == "new" for m in seen.moved) and not watched:
+        # The tracker has just started (after a power cut) and found these dice lying there:
+        # nobody threw them in view, so they are no throw. At a turn's start they are usually
+        # the last player's dice, still on the tray; within a turn they are the recorded
+        # throw's, and a die that reads otherwise (the reader's old mistake, which the players
+        # had corrected) is for the players to check, not a throw. Dice that came to rest
+        # after a hand or the cup was seen were thrown.
+        if first:
             return Ignore(None, None)
+        changed = any(kind != "held" for kind, _ in relation)
+        return Ignore(say("check_die") if changed else None, TrayLink(tuple(base for _, base in relation)))
+
+    if first:
         # A die still lying as the last recorded throw left it was not thrown. One held
         # only since a refused settle (a cocked die rethrown alone) was thrown this turn.
         if any(rel[0] == "held" for rel in relation):

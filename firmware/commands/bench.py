@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import importlib
 
-BENCHES = ("vision", "tracker", "appliance")
+BENCHES = ("vision", "tracker", "appliance", "fuzz")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

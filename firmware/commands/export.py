@@ -1,8 +1,10 @@
 """`cubilete export`: write the game logs to a folder, or to a USB stick on the Pi.
 
     cubilete export --to DIR [--all] [--state-dir DIR] [--config FILE]
-    cubilete export --device /dev/sda1 [--all] [--config FILE]     (cubilete-export@.service)
-    cubilete export --request /run/cubilete                        (the menu's "export all")
+    cubilete export --stick /run/cubilete-export/sda1 [--config FILE]   (cubilete-export@.service,
+                      between its privileged mount and unmount steps: firmware.export.mountstep)
+    cubilete export --device /dev/sda1 [--all]     (by hand, as root: mount, export, unmount)
+    cubilete export --request /run/cubilete        (by hand, as root: the menu's "export all")
 
 A failure is one line on stderr and exit code 1, never a traceback.
 """
@@ -25,12 +27,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                     "the games that are new since the last export.")
     where = parser.add_mutually_exclusive_group(required=True)
     where.add_argument("--to", metavar="DIR", help="export into this existing folder")
+    where.add_argument("--stick", metavar="RUNTIME_DIR",
+                       help="export onto the stick mounted at RUNTIME_DIR/stick by the unit's privileged "
+                            "step (cubilete-export@.service); it reports 'done' after unmounting")
     where.add_argument("--device", metavar="DEV",
-                       help="mount this USB partition privately, export, sync and unmount "
-                            "(run by cubilete-export@.service as the cubilete user)")
+                       help="as root: mount this USB partition privately, export, sync and unmount")
     where.add_argument("--request", metavar="RUNTIME_DIR",
-                       help="run the export the service asked for in RUNTIME_DIR/export-request "
-                            "(cubilete-export-request.service)")
+                       help="as root: run the export the service asked for in RUNTIME_DIR/export-request")
     parser.add_argument("--all", action="store_true", help="every game the device has, not only new ones")
     parser.add_argument("--state-dir", metavar="DIR", help="the device state (default: device.state_dir of the config)")
     parser.add_argument("--config", metavar="FILE", help="config file (default /etc/cubilete/config.toml)")
@@ -62,6 +65,10 @@ def _run(args: argparse.Namespace) -> int:
     name = args.name or config.device.name
     byte_cap = config.export.byte_cap_mb * 1_000_000
 
+    if args.stick:
+        from firmware.export.usbjob import run_stick_export
+
+        return run_stick_export(args.stick, config, state_dir=state_dir, device_name=name, quiet=args.quiet)
     if args.request:
         from firmware.export.usbjob import run_request
 

@@ -3,8 +3,11 @@
 One line per image: the values with their confidence and the problems, or with `--json`
 one JSON object per line: `{"image": <path as given>, "dice": [{"value", "center": [x, y],
 "confidence", "size", "angle", "alternatives", "cocked"}], "problems": [...], "sure": bool,
-"ms": <reading time without the file load>}`. An image that cannot be opened gives
-`{"image": ..., "error": "..."}` and the exit code is 1 once every image has been tried.
+"ms": <reading time without the file load>}`. An image that cannot be opened or read (no
+such file, not a picture, damaged, a header claiming more than 24 megapixels, too small to
+hold a die) gives `{"image": ..., "error": "..."}` and the exit code is 1 once every image
+has been tried. Files are opened by `vision.image_file`, which refuses an oversized picture
+from its header before decoding it.
 `--debug-dir DIR` writes `<name>.read.png` per image: each die outlined with its value,
 green when sure, orange when unsure, red when cocked.
 """
@@ -32,9 +35,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    import cv2
-
-    from vision.reader.reader import load_models, read_dice
+    from vision.reader.reader import load_models
 
     if args.expect is not None and args.expect < 0:
         print("cubilete read: error: --expect must be 0 or more", file=sys.stderr)
@@ -46,16 +47,31 @@ def run(args: argparse.Namespace) -> int:
             print(f"cubilete read: error: cannot create {args.debug_dir}: {error.strerror}", file=sys.stderr)
             return 2
     load_models()  # so that "ms" is the reading alone, the first image's too
+    return read_images(args)
+
+
+def read_images(args: argparse.Namespace) -> int:
+    """Read every image of args.images, one result each; 1 when any could not be read."""
+    import cv2
+
+    from vision.image_file import Unreadable, load_image
+    from vision.reader.reader import read_dice
+
     failed = False
     for path in args.images:
-        image = load(path)
-        if isinstance(image, str):
+        image = load_image(path)
+        if isinstance(image, Unreadable):
             failed = True
-            emit(args, {"image": path, "error": image}, f"{path}: error: {image}")
+            emit(args, {"image": path, "error": image.reason}, f"{path}: error: {image.reason}")
             continue
         started = time.perf_counter()
         reading = read_dice(image, args.expect)
         ms = (time.perf_counter() - started) * 1000
+        unreadable = [p.message for p in reading.problems if p.kind == "unreadable"]
+        if unreadable:  # the file decoded, but nothing in it can be read (a 1 x 1 picture)
+            failed = True
+            emit(args, {"image": path, "error": unreadable[0]}, f"{path}: error: {unreadable[0]}")
+            continue
         result = {"image": path, **reading.to_json(), "sure": reading.sure, "ms": round(ms, 1)}
         if args.debug_dir is not None:
             target = args.debug_dir / (Path(path).name + ".read.png")
@@ -63,26 +79,6 @@ def run(args: argparse.Namespace) -> int:
                 result["debug_error"] = f"cannot write {target}"
         emit(args, result, one_line(path, reading, ms))
     return 1 if failed else 0
-
-
-def load(path: str):
-    """The image as BGR, or a message saying why it cannot be read."""
-    import cv2
-    import numpy as np
-
-    file = Path(path)
-    if not file.exists():
-        return "no such file"
-    if not file.is_file():
-        return "not a file"
-    try:
-        data = np.fromfile(file, dtype=np.uint8)
-    except OSError as error:
-        return f"cannot read file: {error.strerror or error}"
-    image = cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
-    if image is None:
-        return "not an image OpenCV can decode"
-    return image
 
 
 def emit(args: argparse.Namespace, data: dict, line: str) -> None:

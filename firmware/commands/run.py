@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import signal
 import sys
 from dataclasses import asdict
 from pathlib import Path
@@ -30,6 +31,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     # Tests and the soak: a simulated player (firmware.autoplayer) presses the buttons for a
     # replayed synthetic session, given the game script (JSON); it reads the session's truth.
     parser.add_argument("--player", metavar="GAME_JSON", help=argparse.SUPPRESS)
+    # The soak: a smaller WAL auto-checkpoint (pages) so that every game passes several.
+    parser.add_argument("--wal-autocheckpoint", type=int, metavar="PAGES", help=argparse.SUPPRESS)
     parser.add_argument("--stats-out", metavar="FILE", help="write loop statistics as JSON at exit (benchmarks)")
     parser.add_argument("--log-level", default="info", choices=("debug", "info", "warning", "error"))
     parser.set_defaults(handler=run)
@@ -51,7 +54,7 @@ def build_service(args: argparse.Namespace) -> Any:
 
     from firmware.config import load_config
     from firmware.service import Service
-    from hardware.buttons import ButtonSettings, open_buttons, parse_buttons_spec
+    from hardware.buttons import ButtonSettings, ResilientButtons, open_buttons, parse_buttons_spec
     from hardware.camera import CameraSettings, open_resilient_camera
     from hardware.display import open_display
     from vision.tracker import ThrowTracker
@@ -61,18 +64,23 @@ def build_service(args: argparse.Namespace) -> Any:
     camera = open_resilient_camera(args.camera or config.camera.spec,
                                    CameraSettings.from_mapping(config.camera.settings()))
     buttons_spec = args.buttons or config.buttons.spec
-    scripted = parse_buttons_spec(buttons_spec)[0] == "script"
+    buttons_kind = parse_buttons_spec(buttons_spec)[0]
+    scripted = buttons_kind == "script"
     frame_clock = FrameClock()
+    settings = ButtonSettings.from_mapping(asdict(config.buttons))
     if args.player:
         buttons: Any = simulated_player(args.player, args.camera or config.camera.spec, frame_clock)
+    elif buttons_kind in ("gpio", "three", "encoder"):
+        # Wired buttons may be missing (no GPIO, a pin in use): shown and retried, never an exit.
+        buttons = ResilientButtons(lambda: open_buttons(buttons_spec, settings), f"buttons ({buttons_spec})")
     else:
-        buttons = open_buttons(buttons_spec, ButtonSettings.from_mapping(asdict(config.buttons)),
-                               clock=frame_clock if scripted else time.monotonic)
+        buttons = open_buttons(buttons_spec, settings, clock=frame_clock if scripted else time.monotonic)
         if scripted:
             buttons.start(0.0)  # script times are session times
     display = open_display(args.display or config.display.driver, asdict(config.display))
     service = Service(config, problems, state_dir, camera, display, buttons, ThrowTracker(),
-                      control_socket=args.socket, exit_at_end=args.exit_at_end)
+                      control_socket=args.socket, exit_at_end=args.exit_at_end,
+                      wal_autocheckpoint=args.wal_autocheckpoint)
     frame_clock.service = service
     return service
 
@@ -92,18 +100,26 @@ def simulated_player(game_json: str, camera_spec: str, frame_clock: FrameClock) 
     if not truth:
         raise ValueError(f"{spec.target}: the session has no truth for the simulated player")
     game = json.loads(Path(game_json).read_text(encoding="utf-8"))
+    if isinstance(game, dict):  # {"steps": [...], "games_before": N}: the log already has N games
+        return TruthPlayer(game["steps"], truth, lambda: frame_clock.service, games_before=int(game["games_before"]))
     return TruthPlayer(game, truth, lambda: frame_clock.service)
 
 
 def run(args: argparse.Namespace) -> int:
     logging.basicConfig(level=getattr(logging, args.log_level.upper()), stream=sys.stderr,
                         format="%(levelname)s %(name)s: %(message)s")
+    # A stop asked for while the parts are opened (that can take seconds) is kept for the loop.
+    stop_asked: list[int] = []
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(signum, lambda number, _frame: stop_asked.append(number))
     try:
         service = build_service(args)
     except ValueError as error:
         print(f"cubilete run: error: {error}", file=sys.stderr)
         return 2
     service.install_signal_handlers()
+    if stop_asked:
+        service.request_stop()
     code = service.run()
     if args.stats_out:
         service.stats.write(Path(args.stats_out))

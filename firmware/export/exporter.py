@@ -10,10 +10,16 @@ Layout on the target:
 
 By default only games that are new since the last export (or that moved on since an
 export caught them unfinished) are written; `all_games` writes every game the device still
-has. The event log is opened read-only; nothing on the device is deleted. A game enters
-the ledger only once all of its files and folders are fsynced, so an export that fails
-part-way (stick pulled, full, read-only, the size cap) is redone from that game on by the
-next one. games.csv is rebuilt from the ledger each time, written last, atomically.
+has. The event log is opened read-only; nothing on the device is deleted. Temporary files
+an earlier export left (killed before a rename) are removed first.
+
+A game enters the ledger only once its files have been written, the target's file system
+synced, and every one of them read back by its path from the target with the content
+written (safewrite.ExportTarget.read_back): a stick unmounted, pulled or changed, or a
+folder deleted, during the export never counts as exported. An export that fails part-way
+(stick pulled, full, read-only, the size cap) records the games it wrote and read back, if
+any, and says what failed; the next export redoes the rest. games.csv is rebuilt from the
+ledger and the games of this export each time, written last, atomically.
 """
 
 from __future__ import annotations
@@ -30,14 +36,13 @@ from firmware.eventlog import EventLog, EventLogError, GameRecord, StoredEvent, 
 from firmware.export.fatnames import FolderNames, NameClash, fat_name
 from firmware.export.formats import events_jsonl, games_csv, games_csv_row, scoresheet_csv, scoresheet_html
 from firmware.export.ledger import LEDGER_FILE, Ledger, LedgerEntry, LedgerError
-from firmware.export.safewrite import DirOps, ExportError, ExportTarget, Folder
+from firmware.export.safewrite import DirOps, ExportError, ExportTarget, Folder, WrittenFile
 from firmware.export.summary import summarize
 
 log = logging.getLogger(__name__)
 
 TOP_FOLDER = "CUBILETE"
 LOCK_FILE = "exports.lock"
-LEDGER_FLUSH_SECONDS = 2.0
 DEFAULT_BYTE_CAP = 2048 * 1_000_000
 
 Progress = Callable[[int, int], None]  # (games done, games to do)
@@ -67,7 +72,8 @@ class ExportResult:
 
 
 class PartialExport(ExportError):
-    """An export that stopped part-way; `games` were written before it stopped."""
+    """An export that stopped part-way; `games` were written and read back before it stopped
+    (and are in the ledger)."""
 
     def __init__(self, message: str, games: int) -> None:
         super().__init__(message)
@@ -78,7 +84,8 @@ def export_games(state_dir: str | os.PathLike[str], target: str | os.PathLike[st
                  *, all_games: bool = False, byte_cap: int = DEFAULT_BYTE_CAP,
                  include_snapshots: bool = True, language: str = "es", ops: DirOps | None = None,
                  progress: Progress | None = None) -> ExportResult:
-    """Export the games of `state_dir` to `target`; raises ExportError (one line) on failure."""
+    """Export the games of `state_dir` to `target`; raises ExportError (one line) on failure
+    (PartialExport when some games were written and read back before it)."""
     state = Path(state_dir)
     started = time.monotonic()
     with _exclusive(state):
@@ -86,50 +93,81 @@ def export_games(state_dir: str | os.PathLike[str], target: str | os.PathLike[st
         with _open_log(state) as event_log, ExportTarget(target, byte_cap, ops) as out:
             games = _select(event_log, ledger, all_games)
             device_folder_name = fat_name(device_name)
-            done = 0
-            last_flush = time.monotonic()
+            written: dict[str, tuple[LedgerEntry, list[WrittenFile]]] = {}
+            missing = 0
+            failure: ExportError | None = None
             with out.root.subfolder(TOP_FOLDER) as top:
                 with top.subfolder(device_folder_name) as device_folder:
                     top.sync()
                     out.root.sync()
+                    removed = device_folder.remove_leftovers()
+                    if removed:
+                        log.info("removed %d temporary files an interrupted export left", removed)
                     names = FolderNames()
-                    missing = 0
                     try:
                         for record in games:
                             if progress:
-                                progress(done, len(games))
+                                progress(len(written), len(games))
+                            first = len(out.written)
                             entry, gone = _export_game(state, event_log, record, device_folder,
                                                        names, device_name, include_snapshots, language)
-                            ledger.games[record.game_id] = entry
+                            written[record.game_id] = (entry, out.written[first:])
                             missing += gone
-                            done += 1
-                            if time.monotonic() - last_flush >= LEDGER_FLUSH_SECONDS:
-                                _save_ledger(ledger, state)
-                                last_flush = time.monotonic()
-                        rows = [entry.row for entry in ledger.games.values()]
+                        rows = [entry.row for game_id, entry in ledger.games.items() if game_id not in written]
+                        rows += [entry.row for entry, _ in written.values()]
                         device_folder.write_file("games.csv", games_csv(rows))
                         device_folder.sync()
                     except ExportError as error:
-                        if done:
-                            _save_ledger(ledger, state)
-                        raise PartialExport(_with_progress(str(error), done), done) from error
+                        failure = error
                     except BaseException:
-                        if done:
-                            _save_ledger(ledger, state)
+                        # stopped (the stick pulled, a shutdown) or a bug: what was written and
+                        # reads back is still recorded, then the stop goes on
+                        _record(ledger, state, written, _read_back(out, written)[0])
                         raise
-                    _save_ledger(ledger, state)
-                    if progress:
-                        progress(done, len(games))
-            return ExportResult(games=done, listed=len(rows), bytes_written=out.bytes_written,
+            verified, problem = _read_back(out, written)
+            _record(ledger, state, written, verified)
+            if failure is None and problem is not None:
+                failure = ExportError(f"the export could not be read back from the stick: {problem}")
+            if failure is not None:
+                raise PartialExport(_with_progress(str(failure), len(verified)), len(verified))
+            if progress:
+                progress(len(verified), len(games))
+            return ExportResult(games=len(verified), listed=len(ledger.games), bytes_written=out.bytes_written,
                                 files_written=out.files_written, missing_snapshots=missing,
                                 folder=f"{TOP_FOLDER}/{device_folder_name}",
                                 seconds=time.monotonic() - started)
 
 
+def _record(ledger: Ledger, state: Path, written: dict[str, tuple[LedgerEntry, list[WrittenFile]]],
+            verified: list[str]) -> None:
+    for game_id in verified:
+        ledger.games[game_id] = written[game_id][0]
+    if verified:
+        _save_ledger(ledger, state)
+
+
+def _read_back(out: ExportTarget, written: dict[str, tuple[LedgerEntry, list[WrittenFile]]]
+               ) -> tuple[list[str], str | None]:
+    """Sync the target, then read every file back by its path: (ids of the games whose files
+    are all there as written, the first problem found or None). games.csv counts too."""
+    try:
+        out.sync()
+    except ExportError as error:
+        return [], str(error)
+    verified = []
+    for game_id, (_, files) in written.items():
+        problem = out.read_back(files)
+        if problem is not None:
+            return verified, problem
+        verified.append(game_id)
+    listed = [f for f in out.written if f.path.name == "games.csv"]
+    return verified, out.read_back(listed) if listed else None
+
+
 def _with_progress(message: str, done: int) -> str:
     if not done:
         return message
-    return f"{message} ({done} game{'s' if done != 1 else ''} exported before that)"
+    return f"{message} ({done} game{'s' if done != 1 else ''} exported and checked before that)"
 
 
 class _exclusive:

@@ -11,8 +11,16 @@ Nothing on the stick is read, listed or executed.
 A file is written to a temporary name beside it, fsynced, renamed over the final name, and
 the folder is fsynced once its files are in place (`Folder.sync`): a reader of the stick
 sees the old file or the whole new one, never a part. On any failure the temporary file is
-removed (best effort: a pulled stick cannot be cleaned) and a later export, which uses the
-same temporary name, replaces whatever was left.
+removed (best effort: a pulled stick cannot be cleaned); the next export removes every
+leftover temporary file in its own folders first (`Folder.remove_leftovers`, the one place
+a folder on the stick is listed).
+
+Writing is not the proof: every file written is remembered with its size and SHA-256, and
+`ExportTarget.read_back` opens each again by its path from the trusted folder (a fresh
+lookup, one component at a time, no link followed), after `ExportTarget.sync` flushed the
+file system and with the file's cached pages dropped, and compares. A stick unmounted or a
+folder deleted during the export (the writes then went to a detached file system or to
+unlinked folders, and succeeded) fails that check.
 
 The bytes written by one `ExportTarget` are capped. Every system call goes through
 `DirOps`, so tests can stand in a file system that fills up, turns read-only or vanishes.
@@ -20,10 +28,13 @@ The bytes written by one `ExportTarget` are capped. Every system call goes throu
 
 from __future__ import annotations
 
+import ctypes
 import errno
+import hashlib
 import os
 import stat
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 from firmware.export.fatnames import fat_name
@@ -31,6 +42,15 @@ from firmware.export.fatnames import fat_name
 CHUNK = 256 * 1024
 FILE_MODE = 0o644
 DIR_MODE = 0o755
+LEFTOVER_SUFFIX = ".part"
+MAX_LISTED = 100_000  # entries looked at per folder when removing leftovers (a stick may hold millions)
+
+
+@dataclass(frozen=True)
+class WrittenFile:
+    path: PurePosixPath  # relative to the target
+    size: int
+    sha256: str
 
 
 class ExportError(Exception):
@@ -80,6 +100,25 @@ class DirOps:
     def close(self, fd: int) -> None:
         os.close(fd)
 
+    def open_file(self, name: str, dir_fd: int) -> int:
+        return os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=dir_fd)
+
+    def read(self, fd: int, size: int) -> bytes:
+        return os.read(fd, size)
+
+    def drop_cache(self, fd: int) -> None:
+        """Forget the file's cached pages (clean after a sync), so reading it asks the stick."""
+        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+
+    def listdir(self, dir_fd: int) -> list[str]:
+        return os.listdir(dir_fd)
+
+    def syncfs(self, fd: int) -> None:
+        libc = ctypes.CDLL(None, use_errno=True)
+        if libc.syncfs(fd) != 0:
+            code = ctypes.get_errno()
+            raise OSError(code, os.strerror(code))
+
 
 def describe(mode: int) -> str:
     if stat.S_ISLNK(mode):
@@ -118,6 +157,7 @@ class ExportTarget:
         self.byte_cap = byte_cap
         self.bytes_written = 0
         self.files_written = 0
+        self.written: list[WrittenFile] = []
         self._root_path = os.fspath(root)
         try:
             fd = self.ops.open_root(self._root_path)
@@ -127,10 +167,76 @@ class ExportTarget:
             raise ExportError(f"{self._root_path} is not a folder") from None
         except OSError as error:
             raise explain(error, self._root_path) from error
-        self.root = Folder(self, fd, PurePosixPath("."), self.ops.fstat(fd).st_dev)
+        info = self.ops.fstat(fd)
+        self._root_identity = (info.st_dev, info.st_ino)
+        self.root = Folder(self, fd, PurePosixPath("."), info.st_dev)
 
     def close(self) -> None:
         self.root.close()
+
+    def sync(self) -> None:
+        """Flush the whole file system of the target (syncfs), so what was written is on it."""
+        try:
+            self.ops.syncfs(self.root.fd)
+        except OSError as error:
+            raise ExportError(f"the stick could not save its data ({error.strerror or error});"
+                              " was it pulled out?") from None
+
+    def read_back(self, files: Sequence[WrittenFile]) -> str | None:
+        """None when every file is on the target, by its path, with the content written;
+        otherwise what is wrong, in one line."""
+        try:
+            fd = self.ops.open_root(self._root_path)
+        except OSError as error:
+            return f"{self._root_path} cannot be opened any more ({error.strerror or error})"
+        folders: dict[PurePosixPath, int] = {PurePosixPath("."): fd}
+        try:
+            info = self.ops.fstat(fd)
+            if (info.st_dev, info.st_ino) != self._root_identity:
+                return "the stick was unmounted or replaced during the export"
+            for file in files:
+                problem = self._check_file(file, folders)
+                if problem is not None:
+                    return problem
+            return None
+        finally:
+            for folder_fd in folders.values():
+                self.ops.close(folder_fd)
+
+    def _folder_fd(self, path: PurePosixPath, folders: dict[PurePosixPath, int]) -> int:
+        if path not in folders:
+            parent = self._folder_fd(path.parent, folders)
+            folders[path] = self.ops.open_dir(path.name, parent)
+        return folders[path]
+
+    def _check_file(self, file: WrittenFile, folders: dict[PurePosixPath, int]) -> str | None:
+        try:
+            fd = self.ops.open_file(file.path.name, self._folder_fd(file.path.parent, folders))
+        except FileNotFoundError:
+            return f"{file.path} is not on the stick after the export (was the stick changed or a folder deleted?)"
+        except OSError as error:
+            return f"{file.path} cannot be read back from the stick ({error.strerror or error})"
+        try:
+            if not stat.S_ISREG(self.ops.fstat(fd).st_mode):
+                return f"{file.path} on the stick is not the file written"
+            try:
+                self.ops.drop_cache(fd)
+            except OSError:
+                pass  # a file system without page-cache advice: read it as it is
+            digest, size = hashlib.sha256(), 0
+            while True:
+                chunk = self.ops.read(fd, CHUNK)
+                if not chunk:
+                    break
+                digest.update(chunk)
+                size += len(chunk)
+        except OSError as error:
+            return f"{file.path} cannot be read back from the stick ({error.strerror or error})"
+        finally:
+            self.ops.close(fd)
+        if size != file.size or digest.hexdigest() != file.sha256:
+            return f"{file.path} on the stick is not what was written ({size} of {file.size} bytes)"
+        return None
 
     def __enter__(self) -> "ExportTarget":
         return self
@@ -217,6 +323,7 @@ class Folder:
             raise ExportError(f"{where} on the stick is {existing}, not a file; refusing to replace it")
         self._remove_leftover(temporary, where)
         size = 0
+        digest = hashlib.sha256()
         try:
             fd = self.ops.create_file(temporary, self.fd)
         except OSError as error:
@@ -226,6 +333,7 @@ class Folder:
                 for chunk in ([chunks] if isinstance(chunks, (bytes, bytearray)) else chunks):
                     view = memoryview(chunk)
                     self.target.charge(len(view), where)
+                    digest.update(view)
                     while view:
                         done = self.ops.write(fd, view[:CHUNK])
                         view = view[done:]
@@ -240,6 +348,7 @@ class Folder:
                 raise explain(error, str(where), self.target.bytes_written) from error
             raise
         self.target.files_written += 1
+        self.target.written.append(WrittenFile(where, size, digest.hexdigest()))
         return size
 
     def sync(self) -> None:
@@ -250,6 +359,35 @@ class Folder:
             # Some file systems refuse fsync on a folder; their renames are already on disk.
             if error.errno not in (errno.EINVAL, errno.ENOTSUP):
                 raise explain(error, str(self.path), self.target.bytes_written) from error
+
+    def remove_leftovers(self, depth: int = 2) -> int:
+        """Remove the temporary files (".<name>.part") an export killed before its rename
+        left in this folder and, down to `depth`, its subfolders; returns how many. Only
+        plain files with that name form are touched; nothing is followed."""
+        removed = 0
+        try:
+            names = self.ops.listdir(self.fd)
+        except OSError:
+            return 0
+        for name in names[:MAX_LISTED]:
+            try:
+                mode = self.ops.lstat(name, self.fd).st_mode
+            except OSError:
+                continue
+            if stat.S_ISREG(mode) and name.startswith(".") and name.endswith(LEFTOVER_SUFFIX):
+                try:
+                    self.ops.unlink(name, self.fd)
+                    removed += 1
+                except OSError:
+                    pass
+            elif stat.S_ISDIR(mode) and depth > 0 and name == fat_name(name):
+                try:
+                    fd = self.ops.open_dir(name, self.fd)
+                except OSError:
+                    continue
+                with Folder(self.target, fd, self.path / name, self._device) as child:
+                    removed += child.remove_leftovers(depth - 1)
+        return removed
 
     def _remove_leftover(self, temporary: str, where: PurePosixPath) -> None:
         try:

@@ -1,5 +1,11 @@
-"""One USB export, as `cubilete-export@<dev>.service` runs it: tell the service it started,
-mount the stick privately, export, sync, unmount, and only then report "done".
+"""One USB export: tell the service it started, mount the stick privately, export, sync,
+unmount, and only then report "done".
+
+`cubilete-export@<dev>.service` splits this in three processes (see firmware.export.mountstep):
+the privileged mount, then `run_stick_export` writing the files as the cubilete user with
+no capability (it reports progress and leaves its result for the last step), then the
+privileged sync, unmount and report. `run_usb_export` does all of it in one process, for a
+run by hand as root (`cubilete export --device sda1`) and the tests.
 
 Every outcome reaches the service as one message (`notify.py`) and stderr (the journal)
 as one line; the exit code is 0 only for a completed export with the stick unmounted.
@@ -18,6 +24,7 @@ from typing import Any
 
 from firmware.export import notify
 from firmware.export.exporter import PartialExport, export_games
+from firmware.export.mountstep import JOB_FILE, MOUNT_POINT, RESULT_FILE, read_json, write_json
 from firmware.export.safewrite import ExportError
 from hardware.usb import UsbError, UsbPartition, UsbStorage
 
@@ -30,7 +37,9 @@ class Stopped(Exception):
 
 
 def default_mountpoint() -> Path:
-    return Path(os.environ.get("RUNTIME_DIRECTORY", "/run/cubilete-export").split(":")[0]) / "stick"
+    """<runtime folder>/stick: the unit's runtime folder, or /run/cubilete-export/manual."""
+    runtime = os.environ.get("RUNTIME_DIRECTORY", "/run/cubilete-export/manual").split(":")[0]
+    return Path(runtime) / MOUNT_POINT
 
 
 def run_usb_export(device: str, config: Any, *, state_dir: str, all_games: bool, device_name: str,
@@ -75,13 +84,19 @@ def _mount_and_export(stick: UsbStorage, state_dir: str, all_games: bool, device
         return 0, str(error), 0
     except OSError as error:
         return 0, f"cannot mount the stick: {error.strerror or error}", 0
+    return _export(root, stick.name, state_dir, all_games, device_name, config, post)
+
+
+def _export(root: Path, name: str, state_dir: str, all_games: bool, device_name: str, config: Any,
+            post: Callable[[notify.ExportMessage], bool]) -> tuple[int, str | None, int]:
+    """Export onto the mounted stick: (games written and read back, error or None, bytes)."""
     last = 0.0
 
     def report(done: int, total: int) -> None:
         nonlocal last
         if time.monotonic() - last >= PROGRESS_INTERVAL or done == total:
             last = time.monotonic()
-            post(notify.progress(stick.name, done, total))
+            post(notify.progress(name, done, total))
 
     try:
         result = export_games(state_dir, root, device_name, all_games=all_games,
@@ -122,3 +137,33 @@ def run_request(runtime_dir: str, config: Any, *, state_dir: str, device_name: s
         return 0  # the path unit fired for the deletion of a request
     return run_usb_export(f"/dev/{request.device}", config, state_dir=state_dir,
                           all_games=request.all_games, device_name=device_name, quiet=quiet)
+
+
+def run_stick_export(runtime_dir: str, config: Any, *, state_dir: str, device_name: str, quiet: bool = False) -> int:
+    """The unprivileged middle step: export onto the stick the mount step mounted at
+    RUNTIME_DIR/stick (which and how: RUNTIME_DIR/job.json), report progress, and leave the
+    result in RUNTIME_DIR/result.json for the unmount step, which alone may say "done"."""
+    runtime = Path(runtime_dir)
+    job = read_json(runtime, JOB_FILE) or {}
+    name = str(job.get("device", ""))
+    if not notify.DEVICE_NAME.match(name):
+        print(f"{PROG}: error: {runtime / JOB_FILE} names no stick (was it mounted?)", file=sys.stderr)
+        return 1
+    socket_path = config.export.socket
+
+    def post(message: notify.ExportMessage) -> bool:
+        return notify.send(socket_path, message)
+
+    previous = signal.signal(signal.SIGTERM, _stop)
+    try:
+        games, error, written = _export(runtime / MOUNT_POINT, name, state_dir, job.get("all") is True,
+                                         device_name, config, post)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    write_json(runtime, RESULT_FILE, {"games": games, "bytes": written, "error": error})
+    if error is not None:
+        print(f"{PROG}: error: {error}", file=sys.stderr)
+        return 1
+    if not quiet:
+        print(f"wrote and read back {games} game{'s' if games != 1 else ''} ({written / 1e6:.1f} MB) on {name}")
+    return 0

@@ -131,3 +131,37 @@ def test_negative_pictures_are_seeded() -> None:
         assert np.array_equal(first, negative_image(np.random.default_rng([1, 2]), 160, 120, kind))
     with pytest.raises(ValueError):
         negative_image(np.random.default_rng(1), 64, 64, "dice")
+
+
+def test_strange_files_are_errors_and_every_other_photo_is_still_read(
+        scene_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from vision.fuzz_inputs import bmp_claiming, png_bomb
+
+    huge_bmp = tmp_path / "huge.bmp"
+    huge_bmp.write_bytes(bmp_claiming(1048577, 1048577))  # raised out of cv2.imdecode on main
+    bomb = tmp_path / "bomb.png"
+    bomb.write_bytes(png_bomb(6000))
+    tiny = tmp_path / "tiny.png"
+    cv2.imwrite(str(tiny), np.zeros((1, 1, 3), np.uint8))  # decodes, but holds no die: exit 1, not 0
+    paths = [huge_bmp, scene_file, bomb, tiny, scene_file]
+    code = main(["read", "--json", *map(str, paths)])
+    out = [json.loads(line) for line in capsys.readouterr().out.strip().splitlines()]
+    assert code == 1
+    assert [o["image"] for o in out] == [str(p) for p in paths]
+    assert "refused before decoding" in out[0]["error"] and "refused before decoding" in out[2]["error"], out
+    assert "too small" in out[3]["error"]
+    assert "dice" in out[1] and "dice" in out[4] and "error" not in out[1]
+
+
+def test_one_tiny_picture_alone_exits_1(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    tiny = tmp_path / "tiny.png"
+    cv2.imwrite(str(tiny), np.zeros((1, 1, 3), np.uint8))
+    assert main(["read", str(tiny)]) == 1
+    assert "error" in capsys.readouterr().out
+
+
+def test_bench_fuzz_prints_its_figures(capsys: pytest.CaptureFixture[str]) -> None:
+    main(["bench", "fuzz", "--inputs", "16", "--seed", "2", "--json"])  # exit 1 if an input was slow: not a test
+    figures = json.loads(capsys.readouterr().out)
+    assert figures["inputs"] == 16 and figures["exceptions"] == 0 and figures["crashes"] == 0
+    assert sum(figures["outcomes"].values()) == 16 and figures["max_mb"] > 0

@@ -9,9 +9,12 @@ tmpfs cases are in test_export_tmpfs.py.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import shutil
+import socket
+import stat
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -280,6 +283,13 @@ def plant(sandbox: Sandbox, relative: str, kind: str) -> None:
         path.mkdir()
     elif kind == "fifo":
         os.mkfifo(path)
+    elif kind == "device":  # /dev/null's numbers; planting one needs root
+        if os.geteuid() != 0:
+            pytest.skip("making a device node needs root")
+        os.mknod(path, 0o600 | stat.S_IFCHR, os.makedev(1, 3))
+    elif kind == "socket":
+        with socket.socket(socket.AF_UNIX) as sock, contextlib.chdir(path.parent):
+            sock.bind(path.name)  # relative: the full path is longer than a socket address
 
 
 @pytest.mark.parametrize("kind", ["link to a folder", "link to a file", "dangling link"])
@@ -303,7 +313,19 @@ def test_a_file_where_a_folder_should_be_is_refused(sandbox: Sandbox, where: int
     assert (sandbox.stick / relative).read_text() == "in the way"
 
 
-@pytest.mark.parametrize("kind,words", [("folder", "is a folder, not a file"), ("fifo", "is a special file")])
+@pytest.mark.parametrize("kind", ["fifo", "device", "socket"])
+@pytest.mark.parametrize("where", range(4))
+def test_a_special_file_where_a_folder_should_be_is_refused(sandbox: Sandbox, where: int, kind: str) -> None:
+    relative = components(sandbox)[where]
+    plant(sandbox, relative, kind)
+    with pytest.raises(ExportError, match="is a special file, not a folder"):
+        sandbox.export()
+    assert sandbox.outside_untouched()
+    assert not stat.S_ISREG((sandbox.stick / relative).lstat().st_mode)
+
+
+@pytest.mark.parametrize("kind,words", [("folder", "is a folder, not a file"), ("fifo", "is a special file"),
+                                        ("device", "is a special file"), ("socket", "is a special file")])
 @pytest.mark.parametrize("where", range(4, 9))
 def test_something_else_where_a_file_should_be_is_refused(sandbox: Sandbox, where: int, kind: str, words: str) -> None:
     relative = components(sandbox)[where]

@@ -1,9 +1,10 @@
 """The real USB adapter on a real file system: a loop device standing in for the stick,
-mounted by `UsbPartition` with mount(2) in a private namespace, exported to, synced and
-unmounted; plus real full and read-only file systems (small tmpfs).
+mounted by `UsbPartition` with mount(2), exported to, synced and unmounted; the unit's three
+steps (privileged mount, the export as an unprivileged user with no capability, privileged
+unmount and report); plus real full and read-only file systems (small tmpfs).
 
 Needs root (CAP_SYS_ADMIN), loop devices and mkfs; each test says what it missed when
-it skips. Everything runs in a child process, whose mount namespace is its own.
+it skips. Everything runs in a child process in a mount namespace of its own (unshare).
 """
 
 from __future__ import annotations
@@ -34,8 +35,10 @@ def can_mount() -> str | None:
 
 
 def run_child(script: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-c", textwrap.dedent(script)], cwd=PROJECT_ROOT,
-                          capture_output=True, text=True, timeout=timeout)
+    """The script in a child with a mount namespace of its own: nothing it mounts is left here."""
+    return subprocess.run(["unshare", "-m", "--propagation", "private", sys.executable, "-c",
+                           textwrap.dedent(script)], cwd=PROJECT_ROOT, capture_output=True, text=True,
+                          timeout=timeout)
 
 
 @pytest.fixture(scope="module")
@@ -96,7 +99,7 @@ def test_a_real_stick_is_mounted_privately_with_safe_flags_and_unmounted(
             import os
             from hardware.usb import UsbPartition
             from firmware.export.exporter import export_games
-            stick = UsbPartition("sdz1", {str(tmp_path / 'mnt')!r}, uid=1234, gid=4321,
+            stick = UsbPartition("sdz1", {str(tmp_path / 'exports' / 'sdz1' / 'stick')!r}, uid=1234, gid=4321,
                                  sys_root={str(root / 'sys')!r}, udev_root={str(root / 'udev')!r})
             stick.device = {str(root / 'dev' / 'sdz1')!r}
             mountpoint = stick.mount()
@@ -109,7 +112,8 @@ def test_a_real_stick_is_mounted_privately_with_safe_flags_and_unmounted(
             stick.sync()
             stick.unmount()
             print("MOUNTED", any(l.split()[4] == str(mountpoint) for l in open("/proc/self/mountinfo")))
-            again = UsbPartition("sdz1", {str(tmp_path / 'mnt')!r}, sys_root={str(root / 'sys')!r},
+            again = UsbPartition("sdz1", {str(tmp_path / 'exports' / 'sdz1' / 'stick')!r},
+                                 sys_root={str(root / 'sys')!r},
                                  udev_root={str(root / 'udev')!r})
             again.device = stick.device
             print("KEPT", sorted(p.name for p in (again.mount() / "CUBILETE" / "bar").iterdir())[-1])
@@ -127,7 +131,7 @@ def test_a_real_stick_is_mounted_privately_with_safe_flags_and_unmounted(
         assert out["MOUNTED"] == "False"
         assert out["KEPT"] == "games.csv"
         # never visible outside the child's namespace
-        assert str(tmp_path / "mnt") not in Path("/proc/self/mountinfo").read_text()
+        assert str(tmp_path / "exports") not in Path("/proc/self/mountinfo").read_text()
     finally:
         subprocess.run(["losetup", "-d", loop], capture_output=True)
 
@@ -192,10 +196,25 @@ def test_a_real_full_or_read_only_file_system(tmp_path: Path, state: Path, case:
     assert list(target.iterdir()) == []  # the tmpfs went away with its namespace
 
 
-def test_the_export_runs_as_an_unprivileged_user_with_only_cap_sys_admin(state: Path) -> None:
-    """What cubilete-export@.service does: User=cubilete with CAP_SYS_ADMIN (mount) and
-    CAP_DAC_OVERRIDE (a fresh ext4 stick's root folder is root's) as its only capabilities.
-    The block device is root's (0600), the state directory the user's."""
+PATCHED_STICK = """
+import sys
+import hardware.usb as usb
+
+class TestStick(usb.UsbPartition):  # the loop device and its fake sysfs and udev entries
+    def __init__(self, device, mountpoint, **kwargs):
+        super().__init__(device, mountpoint, sys_root={sys_root!r}, udev_root={udev_root!r}, **kwargs)
+        self.device = {device!r}
+
+usb.UsbPartition = TestStick
+from firmware.export.mountstep import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def test_the_unit_s_steps_mount_as_root_write_with_no_capability_and_unmount(state: Path) -> None:
+    """What cubilete-export@.service does: ExecStartPre=+ mounts (root), ExecStart writes as
+    the unit's user with no capability at all, ExecStopPost=+ syncs, unmounts and reports.
+    On ext4 the stick's root folder is root's: the mount step hands CUBILETE/ to the user."""
     import tempfile
 
     if not shutil.which("setpriv"):
@@ -212,31 +231,35 @@ def test_the_export_runs_as_an_unprivileged_user_with_only_cap_sys_admin(state: 
             (user_state / "exports.json").unlink(missing_ok=True)
             for path in [user_state, *user_state.rglob("*")]:
                 os.chown(path, nobody, nobody, follow_symlinks=False)
-            (workdir / "mnt").mkdir()
-            os.chown(workdir / "mnt", nobody, nobody)
-            script = textwrap.dedent(f"""
-                import os
-                from hardware.usb import UsbPartition
-                from firmware.export.exporter import export_games
-                assert os.getuid() == {nobody}
-                stick = UsbPartition("sdz1", {str(workdir / 'mnt')!r}, sys_root={str(root / 'sys')!r},
-                                     udev_root={str(root / 'udev')!r})
-                stick.device = {str(root / 'dev' / 'sdz1')!r}
-                mountpoint = stick.mount()
-                # a fresh ext4 stick's root folder is root's: CAP_DAC_OVERRIDE lets us in
-                print(export_games({str(user_state)!r}, mountpoint, "bar").games)
-                stick.sync()
-                stick.unmount()
-                """)
-            result = subprocess.run(
-                ["setpriv", f"--reuid={nobody}", f"--regid={nobody}", "--clear-groups",
-                 "--inh-caps=+sys_admin,+dac_override", "--ambient-caps=+sys_admin,+dac_override", sys.executable, "-c", script],
-                cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=120,
-                env={**os.environ, "PYTHONPATH": str(PROJECT_ROOT)})
+            runtime = workdir / "run" / "cubilete-export" / "sdz1"  # RuntimeDirectory=, the user's, 0700
+            runtime.mkdir(parents=True)
+            os.chown(runtime, nobody, nobody)
+            runtime.chmod(0o700)
+            step = PATCHED_STICK.format(sys_root=str(root / "sys"), udev_root=str(root / "udev"),
+                                        device=str(root / "dev" / "sdz1"))
+            python, here = sys.executable, str(PROJECT_ROOT)
+            script = f"""
+                set -e
+                "$PY" -c "$STEP" mount --device sdz1 --user nobody "$RUN"
+                setpriv --reuid={nobody} --regid={nobody} --clear-groups --inh-caps=-all \\
+                    "$PY" -c 'import sys; print(open("/proc/self/status").read().split("CapEff:")[1].split()[0])'
+                setpriv --reuid={nobody} --regid={nobody} --clear-groups --inh-caps=-all \\
+                    "$PY" -m firmware.cli export --stick "$RUN" --state-dir "$STATE" --name bar
+                "$PY" -c "$STEP" unmount "$RUN"
+                grep -c "$RUN/stick" /proc/self/mountinfo || true
+                """
+            result = subprocess.run(["unshare", "-m", "--propagation", "private", "sh", "-c", textwrap.dedent(script)],
+                                    cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=180,
+                                    env={**os.environ, "PYTHONPATH": here, "PY": python, "STEP": step,
+                                         "RUN": str(runtime), "STATE": str(user_state)})
             if "Operation not permitted" in result.stderr and "setpriv" in result.stderr:
                 pytest.skip(f"cannot drop privileges here: {result.stderr.strip()}")
-            assert result.returncode == 0, result.stderr
-            assert result.stdout.strip() == "3"
+            assert result.returncode == 0, result.stdout + result.stderr
+            lines = result.stdout.strip().splitlines()
+            assert lines[0] == "0000000000000000"  # the writer's effective capabilities: none
+            assert "wrote and read back 3 games" in lines[1]
+            assert "exported 3 games" in lines[2] and "safe to remove" in lines[2]
+            assert lines[3] == "0"  # unmounted
             assert (user_state / "exports.json").stat().st_uid == nobody
         finally:
             subprocess.run(["losetup", "-d", loop], capture_output=True)

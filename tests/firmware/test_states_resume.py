@@ -124,3 +124,28 @@ def test_a_throw_seen_right_after_start_up_is_a_throw(tmp_path: Path) -> None:
     again.handle(MotionSeen(reason="hand"))  # the cup comes in: the tracker is still starting
     again.handle(seen([2, 3, 4, 5, 6], moved=["new"] * 5, previous=[None] * 5))
     assert event_types(again)[-1] == "throw"
+
+
+def test_a_corrected_die_read_wrong_again_after_a_restart_is_no_throw(tmp_path: Path) -> None:
+    """Found by the soak: the reader read die 3 as a 3, the players corrected it to 4; after a
+    power cut the restarted tracker reads the dice lying there (the 3 again). That is no
+    throw of die 3 (it cost a throw), only something to check."""
+    app = new_app(tmp_path)
+    start_game(app)
+    app.handle(seen([1, 4, 3, 1, 6]))
+    press(app, "OK")
+    labels = [getattr(i.label, "en", "") for i in app.screen().items]
+    press(app, *(["next"] * labels.index("Correct a die")), "ok", "next", "next", "ok", "next", "ok")
+    assert event_types(app)[-1] == "reading_corrected" and app.session.state.turn.dice[2] == 4
+    app.log.close()
+    again = new_app(tmp_path, game="cacho")
+    later(again)
+    again.handle(seen([1, 4, 3, 1, 6], moved=["new"] * 5, previous=[None] * 5))
+    assert again.mode.name() == "TurnMode"  # not asked whether die 3 was turned over
+    assert event_types(again)[-1] == "reading_corrected"
+    assert again.session.state.turn.throw_number == 1 and again.session.state.turn.dice[2] == 4
+    assert again.flash_label is not None and again.flash_label.en == "Check die"
+    # the next throw in view is related to the recorded dice as usual
+    again.handle(seen([1, 4, 4, 1, 5], moved=["held"] * 4 + ["thrown"], previous=[0, 1, 2, 3, None]))
+    turn = again.session.state.turn
+    assert turn.throw_number == 2 and turn.throws[-1].thrown == (4,) and turn.dice == (1, 4, 4, 1, 5)

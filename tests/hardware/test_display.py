@@ -97,6 +97,17 @@ def test_errno_other_than_io_errors_are_survived_too():
     assert display.ok and display.errors == 1
 
 
+def test_a_driver_failing_in_an_unforeseen_way_is_retried_not_raised():
+    class Broken(FakeI2CBus):
+        def write_i2c_block_data(self, address: int, register: int, data: list[int]) -> None:
+            raise RuntimeError("a driver bug")
+
+    display = LumaDisplay(bus=Broken())
+    assert not display.ok
+    display.show(Image.new("1", (128, 64)))
+    assert not display.ok and display.errors >= 1
+
+
 def test_power_and_contrast_commands():
     bus = FakeI2CBus()
     display = LumaDisplay(bus=bus)

@@ -1,0 +1,140 @@
+"""The soak's runs of the real service: `cubilete run` on a replayed session with the
+simulated player (or a button script), killed with SIGKILL a given time after it said READY,
+its journal lines read as they come (a "recorded game=... seq=..." line is a confirmed event).
+"""
+
+from __future__ import annotations
+
+import bisect
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Sequence
+
+from firmware.soak_game import CONFIG
+
+RECORDED = re.compile(r"recorded game=(\S+) seq=(\d+) type=(\S+) t=([-0-9.]+)")
+READY = "ready:"
+WAL_AUTOCHECKPOINT = 64  # pages: a checkpoint every 25 or so events
+RUN_TIMEOUT_S = 600.0
+
+
+@dataclass
+class Run:
+    confirmed: list[tuple[str, int, str, float]]  # (game_id, seq, type, frame t)
+    killed: bool
+    code: int | None
+    stderr: str
+    ready_s: float | None  # wall seconds from start to READY (None: never ready)
+    timeline: list[tuple[float, float]] = field(default_factory=list)  # (wall s after READY, session t)
+
+
+def trimmed_session(source: Path, target: Path, after: float) -> Path:
+    """A session folder with the frames of `source` later than `after` (hard links)."""
+    index = json.loads((source / "session.json").read_text(encoding="utf-8"))
+    frames = [f for f in index["frames"] if f["t"] > after]
+    if not frames:
+        frames = index["frames"][-1:]
+    (target / "frames").mkdir(parents=True, exist_ok=True)
+    for frame in frames:
+        link = target / frame["file"]
+        if not link.exists():
+            try:
+                os.link(source / frame["file"], link)
+            except OSError:
+                link.write_bytes((source / frame["file"]).read_bytes())
+    index["frames"] = frames
+    (target / "session.json").write_text(json.dumps(index), encoding="utf-8")
+    return target
+
+
+class StderrWatch:
+    """The service's stderr, line by line with the wall time each came, in a thread."""
+
+    def __init__(self, stream: Any, copy: Path) -> None:
+        self.lines: list[tuple[float, str]] = []
+        self.ready = threading.Event()
+        self._copy = copy
+        self._thread = threading.Thread(target=self._read, args=(stream,), daemon=True)
+        self._thread.start()
+
+    def _read(self, stream: Any) -> None:
+        with open(self._copy, "w", encoding="utf-8") as copy:
+            for line in stream:
+                self.lines.append((time.monotonic(), line))
+                copy.write(line)
+                if READY in line:
+                    self.ready.set()
+
+    def join(self) -> None:
+        self._thread.join(timeout=30)
+
+
+def run_service(work: Path, state_dir: Path, session: Path, *, player: Path | None, buttons: Path | None,
+                kill_after_ready: float | None, config_text: str = CONFIG,
+                wal_autocheckpoint: int | None = WAL_AUTOCHECKPOINT) -> Run:
+    """`cubilete run` on a replayed session; SIGKILL `kill_after_ready` seconds after READY."""
+    config = work / "soak.toml"
+    config.write_text(config_text.format(language="es"), encoding="utf-8")
+    presses = ["--player", str(player)] if player is not None else ["--buttons", f"script:{buttons}"]
+    command = [sys.executable, "-m", "firmware.cli", "run", "--config", str(config),
+               "--camera", f"replay:{session}", *presses, "--display", "dummy",
+               "--state-dir", str(state_dir), "--socket", str(work / "control.sock"), "--exit-at-end"]
+    if wal_autocheckpoint is not None:
+        command += ["--wal-autocheckpoint", str(wal_autocheckpoint)]
+    started = time.monotonic()
+    proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                            errors="replace")
+    watch = StderrWatch(proc.stderr, work / "run.err")
+    killed = False
+    deadline = started + RUN_TIMEOUT_S
+    if kill_after_ready is not None:
+        while not watch.ready.wait(0.05):
+            if proc.poll() is not None or time.monotonic() > deadline:
+                break
+        if proc.poll() is None and watch.ready.is_set():
+            time.sleep(max(0.0, kill_after_ready))
+            if proc.poll() is None:
+                proc.send_signal(signal.SIGKILL)
+                killed = True
+    try:
+        proc.wait(timeout=max(1.0, deadline - time.monotonic()))
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+    watch.join()
+    ready_at = next((at for at, line in watch.lines if READY in line), None)
+    confirmed, timeline = [], []
+    for at, line in watch.lines:
+        found = RECORDED.search(line)
+        if found:
+            confirmed.append((found[1], int(found[2]), found[3], float(found[4])))
+            if ready_at is not None:
+                timeline.append((at - ready_at, float(found[4])))
+    return Run(confirmed, killed, proc.returncode, "".join(line for _, line in watch.lines),
+               None if ready_at is None else ready_at - started, timeline)
+
+
+class Timeline:
+    """Wall seconds after READY at which the uninterrupted run reached each session second."""
+
+    def __init__(self, points: Sequence[tuple[float, float]], duration: float, wall: float) -> None:
+        pairs = sorted({(t, w) for w, t in points} | {(0.0, 0.0), (duration, wall)})
+        self.t = [t for t, _ in pairs]
+        self.wall = [w for _, w in pairs]
+
+    def __call__(self, t: float) -> float:
+        k = bisect.bisect_right(self.t, t)
+        if k <= 0:
+            return self.wall[0]
+        if k >= len(self.t):
+            return self.wall[-1]
+        t0, t1, w0, w1 = self.t[k - 1], self.t[k], self.wall[k - 1], self.wall[k]
+        return w0 + (w1 - w0) * (t - t0) / (t1 - t0) if t1 > t0 else w0
