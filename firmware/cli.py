@@ -7,7 +7,7 @@ import importlib
 import sys
 from typing import NoReturn, Sequence
 
-COMMANDS = ("games", "score", "read", "watch", "bench", "run", "demo", "config", "export")
+COMMANDS = ("games", "score", "read", "tray", "watch", "bench", "run", "demo", "config", "export")
 
 
 class OneLineErrorParser(argparse.ArgumentParser):

@@ -6,12 +6,18 @@ down at the tray, so the tray's floor is the even region around the middle of th
 it is grown from the middle over pixels of its own colour and texture, holes left by
 glare or specks are filled, and the outline is simplified to a convex polygon of a few
 corners, drawn a little inside the rim so a die leaning on the rim is still read.
+`TrayReader` reads only the tray, with an outline from the config or found by itself.
 """
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Callable, Sequence
+
 import cv2
 import numpy as np
+
+if TYPE_CHECKING:
+    from vision.reading import Reading
 
 WORK_SIDE = 320  # the picture is looked at this size (the outline is given back in frame pixels)
 MIN_SHARE = 0.08  # a floor smaller than this share of the picture is no tray
@@ -56,3 +62,32 @@ def find_tray(frame: np.ndarray) -> list[tuple[float, float]] | None:
     inward = centroid - outline
     outline += inward / np.maximum(np.linalg.norm(inward, axis=1, keepdims=True), 1e-6) * inset
     return [(float(x / scale), float(y / scale)) for x, y in outline]
+
+
+class TrayReader:
+    """The dice reader limited to the tray: a reader for `vision.tracker.ThrowTracker`.
+
+    `outline` is the tray's floor (a polygon in frame pixels), None for the whole frame, or
+    AUTO: the whole frame until a still frame is read with no die and nothing amiss (the
+    tracker reads only still frames, so that is the empty tray), when `find_tray` looks for
+    the floor in it; found, the outline is kept for the rest of the session."""
+
+    AUTO = "auto"
+
+    def __init__(self, outline: "Sequence[tuple[float, float]] | str | None" = None,
+                 read: "Callable[..., Reading] | None" = None) -> None:
+        self.looking = outline == self.AUTO
+        self.outline = None if self.looking else outline
+        self._read = read
+
+    def __call__(self, frame: np.ndarray, expected: int | None) -> "Reading":
+        if self._read is None:
+            from vision import read_dice
+
+            self._read = read_dice
+        reading = self._read(frame, expected, self.outline)
+        if self.looking and not reading.dice and all(p.kind == "count" for p in reading.problems):
+            found = find_tray(frame)
+            if found is not None:
+                self.outline, self.looking = found, False
+        return reading

@@ -47,3 +47,46 @@ def test_no_tray_when_the_floor_fills_the_picture_or_nothing_stands_out() -> Non
     noise = np.random.default_rng(1).integers(0, 256, (480, 640, 3), dtype=np.uint8)
     assert find_tray(noise) is None
     assert find_tray(np.zeros((10, 10, 3), np.uint8)) is None
+
+
+def empty_tray_picture() -> np.ndarray:
+    scene = SceneSpec(background=BackgroundSpec("felt", (40, 110, 40)),
+                      tray=TraySpec(inner=(150.0, 110.0, 490.0, 370.0)), noise_sigma=2.0)
+    return render(scene).image
+
+
+def test_the_tray_reader_finds_the_tray_on_the_first_empty_still_frame() -> None:
+    from vision.reading import Problem, Reading
+    from vision.tray import TrayReader
+
+    outlines = []
+
+    def reader(frame, expected, tray):
+        outlines.append(tray)
+        return Reading((), (Problem("count", "expected 5, found 0"),))
+
+    tray_reader = TrayReader("auto", read=reader)
+    empty = empty_tray_picture()
+    tray_reader(empty, 5)
+    tray_reader(empty, 5)
+    assert outlines[0] is None and outlines[1] is not None and len(outlines[1]) >= 3
+    fixed = TrayReader([(0.0, 0.0), (100.0, 0.0), (100.0, 100.0)], read=reader)
+    fixed(empty, 5)
+    assert outlines[-1] == [(0.0, 0.0), (100.0, 0.0), (100.0, 100.0)]
+    whole = TrayReader(None, read=reader)
+    whole(empty, 5)
+    assert outlines[-1] is None and not whole.looking
+
+
+def test_cubilete_tray_prints_the_config_line(tmp_path, capsys) -> None:
+    from firmware.cli import main
+
+    photo = tmp_path / "empty.png"
+    cv2.imwrite(str(photo), empty_tray_picture())
+    assert main(["tray", str(photo), "--debug", str(tmp_path / "drawn.png")]) == 0
+    line = capsys.readouterr().out.strip()
+    assert line.startswith("tray = [[") and (tmp_path / "drawn.png").is_file()
+    plain = tmp_path / "plain.png"
+    cv2.imwrite(str(plain), np.full((480, 640, 3), 120, np.uint8))
+    assert main(["tray", str(plain)]) == 1
+    assert "no tray stands out" in capsys.readouterr().err
