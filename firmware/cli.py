@@ -7,7 +7,8 @@ import importlib
 import sys
 from typing import NoReturn, Sequence
 
-COMMANDS = ("games", "score", "solve", "advise", "read", "watch", "bench", "run", "demo", "config", "export")
+COMMANDS = ("games", "score", "solve", "advise", "read", "tray", "watch", "bench", "run", "demo", "config",
+            "export")
 
 
 class OneLineErrorParser(argparse.ArgumentParser):

@@ -129,6 +129,31 @@ def colour_gains() -> dict[str, Rule]:
     return _rule("[] (auto white balance, then fixed) or [red, blue] gains from 0.5 to 8", check)
 
 
+def tray_outline() -> dict[str, Rule]:
+    def check(value: Any) -> tuple[tuple[float, float], ...] | str:
+        if value == "auto":
+            return value
+        if not isinstance(value, list) or len(value) == 1 or len(value) == 2 or len(value) > 32:
+            raise Invalid
+        points = []
+        for point in value:
+            if not isinstance(point, list) or len(point) != 2:
+                raise Invalid
+            for v in point:
+                if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 <= v <= 10_000:
+                    raise Invalid
+            points.append((float(point[0]), float(point[1])))
+        if points and _polygon_area(points) < 48 * 48:
+            raise Invalid
+        return tuple(points)
+    return _rule("[] (the whole picture), \"auto\" (found on the empty tray) or 3 to 32 [x, y] corners "
+                 "in frame pixels around at least 48x48 pixels", check)
+
+
+def _polygon_area(points: list[tuple[float, float]]) -> float:
+    return abs(sum(x0 * y1 - x1 * y0 for (x0, y0), (x1, y1) in zip(points, points[1:] + points[:1]))) / 2
+
+
 def resolution() -> dict[str, Rule]:
     def check(value: Any) -> tuple[int, int]:
         if not isinstance(value, list) or len(value) != 2:
@@ -197,6 +222,9 @@ class CameraConfig:
     # Camera Module 3: focus distance in dioptres (1 / metres); -1 = autofocus once at start.
     lens_position: float = field(default=-1.0, metadata=float_range(-1.0, 15.0, "-1 (autofocus once at start) or dioptres 0 to 15"))
     frame_timeout_s: float = field(default=2.0, metadata=float_range(0.5, 30.0))
+    # Where the dice are read: the tray's floor in frame pixels, so a menu card or a
+    # keyboard beside the tray is never read as dice.
+    tray: tuple[tuple[float, float], ...] | str = field(default=(), metadata=tray_outline())
 
     def settings(self) -> dict[str, Any]:
         """As `hardware.camera.CameraSettings.from_mapping` takes them (None = settle, then lock)."""

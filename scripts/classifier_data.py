@@ -1,8 +1,9 @@
 """Training data of the die-value classifier: labelled scenes and augmented die windows.
 
-Used by `scripts/train_classifier.py` (see there for the command line). Two sources:
-  * real photos: the `train` split of a manifest like nell-byler's (never its test split),
+Used by `scripts/train_classifier.py` (see there for the command line). Three sources:
+  * real photos: the `train` split of every photo set (`photo_sets`; never a test split),
     divided by photo into a fitting part and a held-out part;
+  * pictures with no die (`vision.synth.clutter`);
   * synthetic scenes from `vision.synth`, drawn with widely varied options (die sizes 16 to
     110 px, 1 to 12 dice touching or not, oblique views with side faces, cocked dice, trays,
     hands, every die style, blur, noise, JPEG), cached as files under a work folder.
@@ -15,7 +16,6 @@ cluster-sized, background, trays and hands.
 
 from __future__ import annotations
 
-import json
 import math
 import pickle
 import sys
@@ -29,7 +29,10 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
+if str(ROOT / "scripts") not in sys.path:
+    sys.path.insert(0, str(ROOT / "scripts"))
 
+import photo_sets  # noqa: E402
 from vision.reader.windows import DEFAULT, Geometry, cut_windows, edge_angle, edge_from_box  # noqa: E402
 
 NOT_A_DIE, COCKED = 0, 7
@@ -53,6 +56,7 @@ class Scene:
     encoded: bytes  # the image file's bytes (JPEG or PNG)
     dice: list[Die]
     real: bool
+    set_name: str = ""  # the photo set of a real scene
 
     def image(self) -> np.ndarray:
         return cv2.imdecode(np.frombuffer(self.encoded, np.uint8), cv2.IMREAD_COLOR)
@@ -61,34 +65,41 @@ class Scene:
 # ----------------------------------------------------------------------------- real photos
 
 
-def real_scenes(photos_dir: Path, split: str = "train") -> list[Scene]:
-    """The photos of one split of `photos_dir/manifest.jsonl` as scenes. The manifest box is
-    around the die as seen (top face, maybe some side): its centre is taken as the face's
-    centre and its side, corrected for the die's edge angle, as the face's edge."""
+def photo_scenes(photos: list[photo_sets.Photo]) -> list[Scene]:
+    """Photos as scenes. Where only a box is known, its centre is taken as the face's centre
+    and its side, corrected for the die's edge angle measured in the image, as the face's edge
+    (the box is around the die as seen: top face, maybe some side)."""
     scenes = []
-    for line in (photos_dir / "manifest.jsonl").read_text().splitlines():
-        if not line.strip():
-            continue
-        row = json.loads(line)
-        if row.get("split") != split:
-            continue
-        encoded = (photos_dir / row["image"]).read_bytes()
-        grey = cv2.cvtColor(cv2.imdecode(np.frombuffer(encoded, np.uint8), cv2.IMREAD_COLOR), cv2.COLOR_BGR2GRAY)
+    for photo in photos:
+        encoded = photo.path.read_bytes()
+        grey = None
         dice = []
-        for d in row["dice"]:
-            x0, y0, x1, y1 = (float(v) for v in d["box"])
-            x, y, box_side = (x0 + x1) / 2, (y0 + y1) / 2, max(x1 - x0, y1 - y0)
-            angle = edge_angle(grey, x, y, box_side)
-            size = edge_from_box(box_side, angle)
-            dice.append(Die(x, y, size, angle, IGNORE if d.get("ignore") else int(d["value"])))
-        scenes.append(Scene(row["image"], encoded, dice, True))
+        for d in photo.dice:
+            x, y = d.center
+            if d.size is not None and d.angle is not None:
+                size, angle = d.size, d.angle
+            else:
+                if grey is None:
+                    grey = cv2.cvtColor(cv2.imdecode(np.frombuffer(encoded, np.uint8), cv2.IMREAD_COLOR),
+                                        cv2.COLOR_BGR2GRAY)
+                angle = edge_angle(grey, x, y, d.box_side)
+                size = edge_from_box(d.box_side, angle)
+            dice.append(Die(x, y, size, angle, IGNORE if d.ignore else d.value))
+        scenes.append(Scene(f"{photo.set_name}/{photo.path.name}", encoded, dice, True, photo.set_name))
     return scenes
 
 
-def split_by_photo(scenes: list[Scene], held_share: float, seed: int) -> tuple[list[Scene], list[Scene]]:
-    order = np.random.default_rng(seed).permutation(len(scenes))
-    held = int(round(held_share * len(scenes)))
-    return [scenes[i] for i in sorted(order[held:])], [scenes[i] for i in sorted(order[:held])]
+def negative_scenes(count: int, seed: int) -> list[Scene]:
+    """Pictures with no die, picture i drawn from rng [seed, i] (`vision.synth.clutter`)."""
+    from vision.synth.clutter import negative_image
+
+    scenes = []
+    for i in range(count):
+        rng = np.random.default_rng([seed, i])
+        width, height = [(640, 480), (640, 640), (480, 640)][int(rng.integers(3))]
+        encoded = cv2.imencode(".png", negative_image(rng, width, height))[1].tobytes()
+        scenes.append(Scene(f"negative-{seed}-{i}", encoded, [], False))
+    return scenes
 
 
 # ----------------------------------------------------------------------------- synthetic scenes
@@ -227,7 +238,7 @@ def sample_windows(scene: Scene, rng: np.random.Generator, per_die: int, negativ
             x, y, size, angle = jittered(die, rng, jitter)
             windows.append(cut_window(image, x, y, size, angle, rng, degrade, geometry))
             classes.append(die.label)
-    sizes = [d.size for d in dice] or [min(h, w) * 0.08]
+    sizes = [d.size for d in dice] or [min(h, w) * f for f in (0.03, 0.06, 0.1, 0.18)]
 
     def negative(x: float, y: float, size: float) -> None:
         nonlocal grey

@@ -1,43 +1,41 @@
-"""Train the die-value classifier (`vision/reader/die_values.npz`) with PyTorch.
+"""Train the die-value classifier (`vision/reader/die_values.onnx` and its `.json`, read by
+`vision/reader/classifier.py`) with PyTorch, and export it with `torch.onnx.export`.
 
-    .venv/bin/python -m pip install -e '.[train]'      # torch, for training only
-    .venv/bin/python scripts/train_classifier.py --net-seed 2
+    .venv/bin/python -m pip install -e '.[train]'      # torch and onnx, for training only
+    .venv/bin/python scripts/train_classifier.py       # the shipped model: the defaults
 
-makes the shipped model: the defaults with the network seeded 2 (of networks seeded 1 and 2
-it read the synthetic game scenes of the bench better, 99.3% of dice against 99.1%; one
-network; 90 min on one thread of a 2-core
-machine, of which 5 to cut the windows, plus about 35 min to render the synthetic scenes the
-first time; they and the windows are cached under `--work`, default /tmp/cubilete-classifier).
-Several trained files (of one window geometry) can be put in one as members whose logits are
-averaged (the temperature is fitted again):
-
-    .venv/bin/python scripts/train_classifier.py --net-seed 3 --out /tmp/member3.npz
-    .venv/bin/python scripts/train_classifier.py --combine vision/reader/die_values.npz /tmp/member3.npz
-
-Options: [--photos ../shared/data/dice-photos/nell-byler] [--synthetic 4000] [--marbled 4000]
-[--smoky 3000] [--game 3000] [--mine 1] [--widths 24,48,96] [--hidden 128] [--convs 1]
-[--window 48] [--die 36] [--epochs 24] [--per-epoch 100000] [--seed 1] [--threads 1]
-[--out vision/reader/die_values.npz].
+Run it after `scripts/train_detector.py`: the windows it mines are where the shipped detector
+looks. Options: [--synthetic 3000] [--marbled 2000] [--smoky 600] [--game 1500]
+[--negatives 600] [--mine 1] [--widths 24,48,96] [--hidden 128] [--convs 1] [--window 48]
+[--die 36] [--epochs 20] [--per-epoch 100000] [--real-share 0.5] [--seed 1] [--threads 1]
+[--work /tmp/cubilete-classifier] [--out vision/reader/die_values.onnx].
 
 Data (see `scripts/classifier_data.py`); nothing of a manifest's `test` split is ever read:
-  * the `train` split of the photo manifest, split by photo: 80% to fit, 20% held out to
+  * the `train` split of every photo set under ../shared/data/dice-photos/ (`photo_sets`);
+    every tenth photo of each set is held out (the detector holds out the same ones), to
     measure and to fit the softmax temperature;
   * synthetic scenes rendered by `vision.synth`: `--synthetic` drawn from wide options,
     `--marbled` the same with marbled dice only, `--smoky` with dark see-through dice only,
-    `--game` like the game scenes of
-    `random_scene`; plus held-out wide and game scenes;
+    `--game` like the game scenes of `random_scene`; plus held-out wide and game scenes;
+  * `--negatives` pictures with no die (`vision.synth.clutter`: text, grids, checkerboards,
+    gradients, noise, wood; seeds [seed + 7, i], never the bench's): windows anywhere on them
+    and at the detector's detections, all "not a die";
   * with `--mine 1`, windows where the shipped detector (`vision.reader.detector`) finds
     something in the fitting scenes: its false detections as "not a die", its boxes of
     labelled dice as those dice.
 Windows are cut the way the reader cuts them (`vision.reader.windows`), with the detector's
 errors simulated (centre off by up to 20% of the edge, size x0.8..1.25, angle +-15 degrees,
 15% at any angle), worse cameras simulated (die shrunk to 14..40 px and re-JPEGed), and
-colours changed at every epoch (hue turned, channels swapped, inverted, gamma, contrast,
-noise, blur, glare). Network: stages of `--convs` (3x3 conv + batch-norm + ReLU) and a max-pool, of `--widths`
-channels, a dense layer of `--hidden`, eight classes (not a die, 1..6, cocked); batch norm
-is folded into the convolutions at export. AdamW with a one-cycle schedule.
-The temperature that divides the logits is fitted (grid search) to the value probabilities
-of the held-out photos' dice, as `classify_dice` reads them (quarter-turn second looks).
+colours changed at every epoch (hue turned, channels swapped, greyscale, inverted, gamma,
+contrast, noise, blur, glare). Each epoch draws `--real-share` of its windows from the photos (each set
+in proportion to the square root of its windows, so no one camera dominates) and the rest
+from the synthetic scenes and no-dice pictures. Network: stages of `--convs` (3x3 conv +
+batch-norm + ReLU) and a max-pool, of `--widths` channels, a dense layer of `--hidden`, eight
+classes (not a die, 1..6, cocked). AdamW with a one-cycle schedule; a checkpoint after every
+epoch in `--work`, from which a run started again with the same options goes on. The
+temperature that divides the logits is fitted (grid search) to the value probabilities of
+the held-out photos' dice, as `classify_dice` reads them (quarter-turn second looks), and
+written to the metadata JSON beside the ONNX file with the options and held-out figures.
 Deterministic for a given seed, data and thread count.
 """
 
@@ -47,6 +45,7 @@ import argparse
 import hashlib
 import json
 import math
+import os
 import sys
 import time
 from dataclasses import dataclass
@@ -60,10 +59,11 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))
 
 import classifier_data as data  # noqa: E402
+import photo_sets  # noqa: E402
 from vision.reader import classifier  # noqa: E402
+from vision.reader.model_file import write_metadata  # noqa: E402
 from vision.reader.windows import CHANNELS, Geometry, window_channels  # noqa: E402
 
-DEFAULT_PHOTOS = ROOT.parent / "shared" / "data" / "dice-photos" / "nell-byler"
 CLASSES = len(classifier.CLASS_NAMES)
 CONV_WIDTHS = (24, 48, 96)  # replaced by --widths
 HIDDEN = 128  # replaced by --hidden
@@ -193,6 +193,7 @@ def photometric(batch: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     x = np.matmul(m, x)
     grey = x.mean(axis=1, keepdims=True)
     sat = np.where(rng.random((n, 1, 1)) < 0.5, rng.uniform(0.3, 1.5, (n, 1, 1)), 1.0).astype(np.float32)
+    sat[rng.random(n) < 0.1] = 0.0  # greyscale cameras
     x = grey + (x - grey) * sat
     # invert (light pips on dark dice and dark on light are both real)
     invert = rng.random(n) < 0.15
@@ -241,77 +242,21 @@ def make_model():
     return nn.Sequential(*layers)
 
 
-def export(model) -> classifier.Member:
-    """The model as a member of a model file: a `classifier_graph` layer list (batch norm
-    folded into the convolutions) and its weights."""
-    import torch.nn as nn
+def export_onnx(model, path: Path, meta: dict) -> None:
+    """The model in eval mode as ONNX (input "x" N x CHANNELS x W x W, output "logits") and its
+    metadata JSON (window geometry, classes, temperature, how it was trained)."""
+    import torch
 
-    layers: list[dict] = []
-    weights: dict[str, np.ndarray] = {}
-    modules = list(model)
-    i = 0
-    while i < len(modules):
-        m = modules[i]
-        index = len(layers)
-        if isinstance(m, nn.Conv2d):
-            w = m.weight.detach().numpy().astype(np.float64)
-            b = np.zeros(w.shape[0]) if m.bias is None else m.bias.detach().numpy().astype(np.float64)
-            if i + 1 < len(modules) and isinstance(modules[i + 1], nn.BatchNorm2d):
-                bn = modules[i + 1]
-                g = bn.weight.detach().numpy() / np.sqrt(bn.running_var.numpy() + bn.eps)
-                w = w * g[:, None, None, None]
-                b = (b - bn.running_mean.numpy()) * g + bn.bias.detach().numpy()
-                i += 1
-            layers.append({"op": "conv", "stride": m.stride[0], "pad": m.padding[0], "group": m.groups})
-            weights[f"l{index}_w"], weights[f"l{index}_b"] = w.astype(np.float32), b.astype(np.float32)
-        elif isinstance(m, nn.Linear):
-            layers.append({"op": "dense"})
-            weights[f"l{index}_w"] = m.weight.detach().numpy().astype(np.float32)
-            weights[f"l{index}_b"] = m.bias.detach().numpy().astype(np.float32)
-        elif isinstance(m, nn.ReLU):
-            layers.append({"op": "relu"})
-        elif isinstance(m, nn.MaxPool2d):
-            layers.append({"op": "maxpool"})
-        elif isinstance(m, nn.Flatten):
-            layers.append({"op": "flatten"})
-        elif isinstance(m, nn.Dropout):
-            pass
-        else:
-            raise TypeError(f"cannot export {m}")
-        i += 1
-    return classifier.Member(layers, weights)
-
-
-def save_model(path: Path, members: list[classifier.Member], temperature: float, notes: dict) -> None:
-    arrays = {k: v if k.startswith("meta_") else v.astype(np.float16)
-              for k, v in classifier.member_arrays(members, GEOMETRY).items()}
-    np.savez_compressed(path, meta_temperature=np.array(temperature), meta_notes=np.array(json.dumps(notes)), **arrays)
-
-
-def scaled_logits(member: classifier.Member, factor: float) -> classifier.Member:
-    """The member with its logits multiplied by `factor` (its last layer must be dense)."""
-    last = len(member.layers) - 1
-    if member.layers[last]["op"] != "dense":
-        raise SystemExit(f"cannot scale the logits of a network ending in {member.layers[last]['op']}")
-    weights = {**member.weights, f"l{last}_w": member.weights[f"l{last}_w"] * factor,
-               f"l{last}_b": member.weights[f"l{last}_b"] * factor}
-    return classifier.Member(member.layers, weights)
-
-
-def load_members(paths: list[Path]) -> tuple[list[classifier.Member], list[dict]]:
-    """The networks and notes of trained model files, checked to share one window geometry.
-    Each file's temperature is folded into its networks' last layer: members trained apart come
-    out over- or under-confident by different factors, and averaging their raw logits would let
-    the loudest one decide."""
-    members, notes = [], []
-    for path in paths:
-        net = classifier.ValueNet(path)
-        if net.geometry != GEOMETRY:
-            raise SystemExit(f"{path} cuts windows as {net.geometry}, not {GEOMETRY} (give --window and --die)")
-        members += [scaled_logits(m, 1.0 / net.temperature) for m in net.members]
-        with np.load(path) as f:
-            notes.append(json.loads(str(f["meta_notes"])))
-    return members, notes
+    model.eval()
+    tmp = path.with_name(path.name + ".part")
+    side = GEOMETRY.window_px
+    with torch.no_grad():
+        torch.onnx.export(model, (torch.zeros(2, CHANNELS, side, side),), str(tmp), dynamo=False,
+                          input_names=["x"], output_names=["logits"], opset_version=13, do_constant_folding=True,
+                          dynamic_axes={"x": {0: "n"}, "logits": {0: "n"}})
+    os.replace(tmp, path)
+    write_metadata(path, {"kind": classifier.KIND, "channels": CHANNELS, "window_px": GEOMETRY.window_px,
+                          "die_px": GEOMETRY.die_px, "classes": list(classifier.CLASS_NAMES), **meta})
 
 
 def to_channels(batch_bgr: np.ndarray):
@@ -320,7 +265,29 @@ def to_channels(batch_bgr: np.ndarray):
     return torch.from_numpy(window_channels(batch_bgr, GEOMETRY))
 
 
-def train(x: np.ndarray, y: np.ndarray, real: np.ndarray, epochs: int, per_epoch: int, seed: int, checks) -> object:
+def epoch_index(source: np.ndarray, per_epoch: int, real_share: float, rng: np.random.Generator) -> np.ndarray:
+    """The windows of one epoch: `real_share` of them from the photo sets (each set in
+    proportion to the square root of its windows), the rest synthetic; shuffled."""
+    sets = [k for k in np.unique(source) if k >= 0]
+    synthetic = np.nonzero(source < 0)[0]
+    sizes = np.array([np.count_nonzero(source == k) for k in sets], np.float64)
+    shares = np.sqrt(sizes) / np.sqrt(sizes).sum() if len(sets) else sizes
+    parts = []
+    for k, share in zip(sets, shares):
+        members = np.nonzero(source == k)[0]
+        want = int(round(real_share * per_epoch * share))
+        parts.append(rng.choice(members, want, replace=want > len(members)))
+    want = per_epoch - sum(len(p) for p in parts)
+    parts.append(rng.choice(synthetic, want, replace=want > len(synthetic)))
+    index = np.concatenate(parts)
+    rng.shuffle(index)
+    return index
+
+
+def train(x: np.ndarray, y: np.ndarray, source: np.ndarray, epochs: int, per_epoch: int, real_share: float,
+          seed: int, checkpoint: Path, checks) -> object:
+    """The trained network; `source` is the photo set index of each window (-1 synthetic). After
+    every epoch the state is saved to `checkpoint`, and a run that finds it goes on from there."""
     import torch
     import torch.nn.functional as F
 
@@ -333,15 +300,20 @@ def train(x: np.ndarray, y: np.ndarray, real: np.ndarray, epochs: int, per_epoch
     schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, max_lr=3e-3, total_steps=steps, pct_start=0.15)
     counts = np.bincount(y, minlength=CLASSES).astype(np.float64)
     class_weight = torch.tensor((counts.sum() / np.maximum(counts, 1) / CLASSES) ** 0.5, dtype=torch.float32)
-    # every epoch sees all real windows and a random share of the synthetic ones
-    real_index, synth_index = np.nonzero(real)[0], np.nonzero(~real)[0]
-    synth_take = max(0, min(len(synth_index), per_epoch - len(real_index)))
-    for epoch in range(epochs):
+    first = 0
+    if checkpoint.exists():
+        state = torch.load(checkpoint, weights_only=False)
+        model.load_state_dict(state["model"])
+        optimiser.load_state_dict(state["optimiser"])
+        schedule.load_state_dict(state["schedule"])
+        torch.set_rng_state(state["torch_rng"])
+        rng.bit_generator.state = state["rng"]
+        first = state["epoch"]
+        log(f"resumed from {checkpoint} after epoch {first}")
+    for epoch in range(first, epochs):
         started = time.time()
         model.train()
-        index = np.concatenate([real_index, rng.choice(synth_index, synth_take, replace=False)])
-        rng.shuffle(index)
-        index = index[: (per_epoch // batch) * batch]
+        index = epoch_index(source, (per_epoch // batch) * batch, real_share, rng)
         total, right, loss_sum = 0, 0, 0.0
         for b in range(0, len(index), batch):
             take = index[b:b + batch]
@@ -358,6 +330,10 @@ def train(x: np.ndarray, y: np.ndarray, real: np.ndarray, epochs: int, per_epoch
             total += len(take)
         log(f"epoch {epoch + 1}/{epochs}: loss {loss_sum / total:.4f}, train accuracy {right / total:.4f} "
             f"({time.time() - started:.0f} s)")
+        tmp = checkpoint.with_name(checkpoint.name + ".part")
+        torch.save({"model": model.state_dict(), "optimiser": optimiser.state_dict(), "schedule": schedule.state_dict(),
+                    "torch_rng": torch.get_rng_state(), "rng": rng.bit_generator.state, "epoch": epoch + 1}, tmp)
+        os.replace(tmp, checkpoint)
         if checks is not None and (epoch % 4 == 3 or epoch == epochs - 1):
             checks(model)
     model.eval()
@@ -431,11 +407,12 @@ def report(name: str, probabilities: np.ndarray, y: np.ndarray) -> dict:
 def main(argv: list[str] | None = None) -> int:
     global GEOMETRY, CONV_WIDTHS, HIDDEN, CONVS_PER_STAGE
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--photos", type=Path, default=DEFAULT_PHOTOS)
-    parser.add_argument("--synthetic", type=int, default=4000, help="scenes drawn from wide options")
-    parser.add_argument("--marbled", type=int, default=4000, help="more scenes, marbled dice only")
-    parser.add_argument("--smoky", type=int, default=3000, help="more scenes, dark see-through dice only")
-    parser.add_argument("--game", type=int, default=3000, help="more scenes like the game scenes of random_scene")
+    parser.add_argument("--photos", type=Path, default=photo_sets.DICE_PHOTOS, help="folder of the photo sets")
+    parser.add_argument("--synthetic", type=int, default=3000, help="scenes drawn from wide options")
+    parser.add_argument("--marbled", type=int, default=2000, help="more scenes, marbled dice only")
+    parser.add_argument("--smoky", type=int, default=600, help="more scenes, dark see-through dice only")
+    parser.add_argument("--game", type=int, default=1500, help="more scenes like the game scenes of random_scene")
+    parser.add_argument("--negatives", type=int, default=600, help="pictures with no die")
     parser.add_argument("--widths", default=",".join(map(str, CONV_WIDTHS)),
                         help="channels of the conv stages, comma-separated (each halves the window)")
     parser.add_argument("--hidden", type=int, default=HIDDEN, help="units of the dense layer")
@@ -443,19 +420,18 @@ def main(argv: list[str] | None = None) -> int:
                         help="3x3 convolutions per stage before its max-pool")
     parser.add_argument("--mine", type=int, default=1, choices=(0, 1),
                         help="1: add windows at the shipped detector's detections of the fitting scenes")
-    parser.add_argument("--epochs", type=int, default=24)
-    parser.add_argument("--per-epoch", type=int, default=100000,
-                        help="windows seen per epoch: every real one, the rest drawn from the synthetic ones")
+    parser.add_argument("--epochs", type=int, default=20)
+    parser.add_argument("--per-epoch", type=int, default=100000, help="windows seen per epoch")
+    parser.add_argument("--real-share", type=float, default=0.5, help="share of an epoch's windows from photos")
     parser.add_argument("--seed", type=int, default=1, help="seed of the data: scenes, windows, held-out photos")
     parser.add_argument("--net-seed", type=int, help="seed of the network's training (default: --seed)")
-    parser.add_argument("--combine", type=Path, nargs="+", metavar="MODEL",
-                        help="train nothing: put these trained models (same data seed) in one file as members "
-                             "whose logits are averaged, and fit its temperature")
     parser.add_argument("--window", type=int, default=GEOMETRY.window_px, help="window side, px")
     parser.add_argument("--die", type=float, default=GEOMETRY.die_px, help="top-face edge in the window, px")
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--work", type=Path, default=Path("/tmp/cubilete-classifier"))
-    parser.add_argument("--out", type=Path, default=ROOT / "vision" / "reader" / "die_values.npz")
+    parser.add_argument("--out", type=Path, default=classifier.MODEL_PATH)
+    parser.add_argument("--render-only", action="store_true",
+                        help="only render the synthetic scenes into --work (they need no detector)")
     args = parser.parse_args(argv)
 
     import torch
@@ -469,8 +445,6 @@ def main(argv: list[str] | None = None) -> int:
     started = time.time()
     args.work.mkdir(parents=True, exist_ok=True)
 
-    photos = data.real_scenes(args.photos, "train")
-    fit_photos, held_photos = data.split_by_photo(photos, 0.2, args.seed)
     synth = data.synthetic_scenes(args.synthetic, args.seed, args.work, log)
     if args.marbled:
         synth += data.synthetic_scenes(args.marbled, args.seed + 1, args.work, log, kind="marbled")
@@ -478,79 +452,93 @@ def main(argv: list[str] | None = None) -> int:
         synth += data.synthetic_scenes(args.smoky, args.seed + 3, args.work, log, kind="smoky")
     if args.game:
         synth += data.synthetic_scenes(args.game, args.seed + 2, args.work, log, kind="game")
+    negatives = data.negative_scenes(args.negatives, args.seed + 7)
     held_synth = data.synthetic_scenes(max(1, args.synthetic // 10), args.seed + 1000, args.work, log)
     held_game = data.synthetic_scenes(100, args.seed + 2000, args.work, log, kind="game")
-    log(f"photos: {len(fit_photos)} to fit, {len(held_photos)} held out; synthetic: {len(synth)} + {len(held_synth)} "
-        f"+ {len(held_game)} held out ({time.time() - started:.0f} s)")
+    if args.render_only:
+        return 0
+    fitting, held = photo_sets.held_out(photo_sets.training_photos(args.work, args.photos))
+    fit_photos, held_photos = data.photo_scenes(fitting), data.photo_scenes(held)
+    photos = fit_photos + held_photos
+    set_names = sorted({scene.set_name for scene in photos})
+    log(f"photos: {len(fit_photos)} to fit, {len(held_photos)} held out ({', '.join(set_names)}); synthetic: "
+        f"{len(synth)} + {len(held_synth)} + {len(held_game)} held out; {len(negatives)} no-dice pictures "
+        f"({time.time() - started:.0f} s)")
 
-    held = {"real": held_out(held_photos, args.seed + 2), "synthetic": held_out(held_synth, args.seed + 3),
-            "game": held_out(held_game, args.seed + 4)}
-    if args.combine:
-        members, member_notes = load_members(args.combine)
-        notes = {"members": member_notes, "held_out_photos": [scene.name for scene in held_photos]}
-        return calibrate_and_save(args.out, members, held, notes, started)
+    held = {f"photos {name}": held_out([s for s in held_photos if s.set_name == name], args.seed + 2)
+            for name in set_names}
+    held["synthetic"] = held_out(held_synth, args.seed + 3)
+    held["game"] = held_out(held_game, args.seed + 4)
 
-    key = f"{args.photos}|{args.seed}|{args.synthetic}|{args.marbled}|{args.smoky}|{args.game}|{GEOMETRY}|v3"
-    x_real, y_real = cached(args.work, "real" + key, lambda: build_windows(
-        fit_photos, 6, args.seed, per_die=4, negatives_per_die=1.5, background=6))
-    x_syn, y_syn = cached(args.work, "synth" + key, lambda: build_windows(
+    key = f"{sorted(s.name for s in photos)}|{args.seed}|{args.synthetic}|{args.marbled}|{args.smoky}|{args.game}|" \
+          f"{args.negatives}|{GEOMETRY}|v4"
+    xs, ys, sources = [], [], []
+    for k, name in enumerate(set_names):
+        scenes = [s for s in fit_photos if s.set_name == name]
+        x, y = cached(args.work, f"real {name}" + key, lambda: build_windows(
+            scenes, 2, args.seed + 10 + k, per_die=3, negatives_per_die=1.5, background=4))
+        xs.append(x), ys.append(y), sources.append(np.full(len(y), k))
+        if args.mine:
+            x, y = cached(args.work, f"mined real {name}" + key, lambda: mined(scenes, args.seed + 30 + k))
+            xs.append(x), ys.append(y), sources.append(np.full(len(y), k))
+    x, y = cached(args.work, "synth" + key, lambda: build_windows(
         synth, 1, args.seed + 1, per_die=3, negatives_per_die=1.5, background=4))
+    xs.append(x), ys.append(y), sources.append(np.full(len(y), -1))
+    x, y = cached(args.work, "negatives" + key, lambda: build_windows(
+        negatives, 1, args.seed + 8, per_die=0, negatives_per_die=0, background=24))
+    xs.append(x), ys.append(y), sources.append(np.full(len(y), -1))
     if args.mine:
-        xm_real, ym_real = cached(args.work, "mined real" + key, lambda: mined(fit_photos, args.seed + 5))
-        xm_syn, ym_syn = cached(args.work, "mined synth" + key, lambda: mined(synth, args.seed + 6))
-        log(f"at the detector's detections: {len(xm_real)} real windows ({int((ym_real == 0).sum())} not a die), "
-            f"{len(xm_syn)} synthetic ({int((ym_syn == 0).sum())} not a die)")
-        x_real, y_real = np.concatenate([x_real, xm_real]), np.concatenate([y_real, ym_real])
-        x_syn, y_syn = np.concatenate([x_syn, xm_syn]), np.concatenate([y_syn, ym_syn])
-    log(f"windows: {len(x_real)} real + {len(x_syn)} synthetic to fit; held out {len(held['real'].classes)} real, "
-        f"{len(held['synthetic'].classes)} synthetic ({time.time() - started:.0f} s)")
-    x = np.concatenate([x_real, x_syn])
-    y = np.concatenate([y_real, y_syn])
-    real = np.concatenate([np.ones(len(x_real), bool), np.zeros(len(x_syn), bool)])
-    del x_real, x_syn, synth  # gigabytes: two members can then train side by side in 24 GB
-    log("classes:", np.bincount(y, minlength=CLASSES).tolist())
+        for name, scenes, seed in (("mined synth", synth, args.seed + 6), ("mined negatives", negatives, args.seed + 9)):
+            x, y = cached(args.work, name + key, lambda: mined(scenes, seed))
+            xs.append(x), ys.append(y), sources.append(np.full(len(y), -1))
+    x, y, source = np.concatenate(xs), np.concatenate(ys), np.concatenate(sources)
+    del xs, synth  # gigabytes
+    log(f"windows: {int((source >= 0).sum())} from photos, {int((source < 0).sum())} synthetic to fit; "
+        f"classes {np.bincount(y, minlength=CLASSES).tolist()} ({time.time() - started:.0f} s)")
 
     def checks(model) -> None:
         import torch
 
         model.eval()
         with torch.no_grad():
-            for name, key in (("held-out photos", "real"), ("held-out synthetic", "synthetic"),
-                              ("held-out game scenes", "game")):
-                hx = held[key].windows
-                logits = torch.cat([model(to_channels(hx[i:i + 1024])) for i in range(0, len(hx), 1024)]).numpy()
-                report(name, classifier.softmax(logits), held[key].classes)
+            for name, h in held.items():
+                logits = torch.cat([model(to_channels(h.windows[i:i + 1024])) for i in range(0, len(h.windows), 1024)])
+                report(f"held-out {name}", classifier.softmax(logits.numpy()), h.classes)
         model.train()
 
     net_seed = args.seed if args.net_seed is None else args.net_seed
-    model = train(x, y, real, args.epochs, args.per_epoch, net_seed, checks)
-    notes = {"seed": args.seed, "net_seed": net_seed, "synthetic": args.synthetic, "marbled": args.marbled,
-             "smoky": args.smoky, "game": args.game, "mine": args.mine, "widths": list(CONV_WIDTHS),
-             "convs": CONVS_PER_STAGE, "hidden": HIDDEN,
-             "window": [GEOMETRY.window_px, GEOMETRY.die_px], "epochs": args.epochs, "per_epoch": args.per_epoch,
-             "threads": args.threads, "held_out_photos": [scene.name for scene in held_photos]}
-    return calibrate_and_save(args.out, [export(model)], held, notes, started)
+    checkpoint = args.work / f"checkpoint-{hashlib.sha1((key + str(net_seed)).encode()).hexdigest()[:12]}.pt"
+    model = train(x, y, source, args.epochs, args.per_epoch, args.real_share, net_seed, checkpoint, checks)
+    notes = {"seed": args.seed, "net_seed": net_seed, "photo_sets": set_names, "synthetic": args.synthetic,
+             "marbled": args.marbled, "smoky": args.smoky, "game": args.game, "negatives": args.negatives,
+             "mine": args.mine, "widths": list(CONV_WIDTHS), "convs": CONVS_PER_STAGE, "hidden": HIDDEN,
+             "epochs": args.epochs, "per_epoch": args.per_epoch, "real_share": args.real_share,
+             "threads": args.threads, "torch": torch.__version__,
+             "held_out_photos": [scene.name for scene in held_photos]}
+    return calibrate_and_save(args.out, args.work, model, held, notes, started)
 
 
-def calibrate_and_save(out: Path, members: list[classifier.Member], held: dict[str, HeldOut], notes: dict,
-                       started: float) -> int:
-    """Fit the temperature of these members' averaged logits on the held-out photos, print
-    the held-out figures and write the model file."""
-    save_model(out, members, 1.0, {})
-    net = classifier.ValueNet(out)
-    real = all_turn_logits(net, held["real"].windows)
-    temperature = fit_temperature(real, held["real"].classes)
-    log(f"{len(members)} member(s), temperature {temperature:.3f}")
+def calibrate_and_save(out: Path, work: Path, model, held: dict[str, HeldOut], notes: dict, started: float) -> int:
+    """Fit the temperature on the held-out photos, print the held-out figures and write the
+    ONNX file and its metadata."""
+    draft = work / "draft.onnx"
+    export_onnx(model, draft, {"temperature": 1.0})
+    net = classifier.ValueNet(draft)
+    photos = [k for k in held if k.startswith("photos ")]
+    turns = {k: all_turn_logits(net, held[k].windows) for k in held}
+    temperature = fit_temperature(np.concatenate([turns[k] for k in photos], axis=1),
+                                  np.concatenate([held[k].classes for k in photos]))
+    log(f"temperature {temperature:.3f}")
     figures = {}
-    for name, turns, classes in (
-            ("held-out photos (label boxes and jittered)", real, held["real"].classes),
-            ("held-out photos, label boxes only", real[:, held["real"].oracle == 1], held["real"].at_label_boxes().classes),
-            ("held-out synthetic", all_turn_logits(net, held["synthetic"].windows), held["synthetic"].classes),
-            ("held-out game scenes, label boxes only", all_turn_logits(net, held["game"].at_label_boxes().windows),
-             held["game"].at_label_boxes().classes)):
-        figures[name] = report(name, auto_probabilities(turns, temperature), classes)
+    for name, h in held.items():
+        figures[name] = report(f"held-out {name} (label boxes and jittered)", auto_probabilities(turns[name], temperature),
+                               h.classes)
+        boxes = h.oracle == 1
+        figures[name + ", label boxes"] = report(f"held-out {name}, label boxes only",
+                                                 auto_probabilities(turns[name][:, boxes], temperature), h.classes[boxes])
     minutes = (time.time() - started) / 60
-    save_model(out, members, temperature, {**notes, "minutes": round(minutes, 1), "figures": figures})
+    export_onnx(model, out, {"temperature": temperature,
+                             "trained": {**notes, "minutes": round(minutes, 1), "held_out": figures}})
     log(f"wrote {out} ({out.stat().st_size} bytes) in {minutes:.1f} min")
     return 0
 

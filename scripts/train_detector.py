@@ -1,27 +1,33 @@
-"""Train the die detector (`vision/reader/die_detector.npz`, see `vision/reader/detector_net.py`).
+"""Train the die detector (`vision/reader/die_detector.onnx` and its `.json`, read by
+`vision/reader/detector.py`) with PyTorch, and export it with `torch.onnx.export`.
 
-Command line (from the repository root, with the `train` extra installed):
+    .venv/bin/python -m pip install -e '.[train]'
+    .venv/bin/python scripts/train_detector.py            # the shipped model: the defaults
 
-    .venv/bin/python scripts/train_detector.py --out vision/reader/die_detector.npz
+Data (nothing of a `test` split is ever read):
+  * the `train` split of every photo set under ../shared/data/dice-photos/ (`photo_sets`:
+    nell-byler, rune55, dice3, tomitomi); every tenth photo of each set is held out to report
+    figures (`photo_sets.is_held_out`; the classifier holds out the same ones). Crops are drawn from a set chosen by `SET_WEIGHTS`, so no one camera dominates;
+  * synthetic scenes rendered by `vision.synth` (scene i of `--synth-seed` S uses
+    `np.random.default_rng([S, i])`; the bench's scenes are seed 1 and 2, never used here):
+    1 to 15 dice from 14 px to half the frame, touching, cocked, oblique with side faces,
+    under hands, in trays, on every background; some in greyscale, some seen through a round
+    opening (a tube or a cup), some with clutter over an edge of the frame (text, grids,
+    checkerboards, wood: `vision.synth.clutter`); rendered once into `--work`;
+  * pictures with no die at all (`vision.synth.clutter.negative_image`, seeds [S + 5, i];
+    the bench's negatives use other seeds).
+Every crop is augmented: scale (dice from 9 to 170 px at the network input), any rotation,
+flips, colour / brightness / contrast / gamma / hue, greyscale, blur, noise, JPEG, light
+gradients, glare.
 
-Data:
-  * the TRAIN split of ../shared/data/dice-photos/nell-byler (every 10th photo held out to
-    choose the detection threshold and report figures; the test split is never read);
-  * synthetic scenes rendered by `vision.synth` (seeded: scene i of `--synth-seed` S uses
-    `np.random.default_rng([S, i])`; the bench's scenes are seed 1, never used here) with
-    1 to 15 dice from 14 to 150 px, touching, cocked, oblique, under hands, in trays, on
-    every background; rendered once into `--cache` (PNG + labels) and reused.
-Every crop is augmented: scale, any rotation, flips, colour / brightness / contrast /
-gamma / hue, blur, noise, JPEG, light gradients, glare.
-
-Training: AdamW with cosine decay, focal loss on the centre heatmap, L1 on offset, log
-size and (cos 4a, sin 4a), BCE on cocked; batch norm is folded into the convolutions at
-export. Everything is seeded (`--seed`); with the same data, threads and torch version the
-run repeats exactly.
-
-Measured (this machine, 2 shared cores, torch.set_num_threads(2)): see the figures printed
-at the end of a run and the reader's README; the default run (3000 synthetic scenes,
-rendering ~20 min once, training ~35 min) is what made the shipped model.
+Training: AdamW with a one-cycle schedule, focal loss on the centre heatmap, L1 on offset and
+log size, squared error on (cos 4a, sin 4a), BCE on cocked. A checkpoint is written to
+`--work` every `--checkpoint-every` steps and a run started again with the same options goes
+on from it (a resumed run draws its crops from a generator seeded with the step it resumed
+at, so it is repeatable but not bit-identical to an uninterrupted one). At the end the model
+is exported with `torch.onnx.export` (batch norm folded by the exporter in eval mode) and its
+metadata (input geometry, output layout, options, held-out figures) written beside it.
+Everything is seeded (`--seed`); with the same data, threads and torch version a run repeats.
 """
 
 from __future__ import annotations
@@ -29,6 +35,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import sys
 import time
 from dataclasses import dataclass
@@ -39,12 +46,26 @@ import numpy as np
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "scripts"))
 
-from vision.reader import detector_net as dn  # noqa: E402
+import photo_sets  # noqa: E402
+from vision.reader.detector import (ALIGN, COCKED, COS4, FILL, HEAT, INPUT_SCALE, INPUT_SIDE, KIND,  # noqa: E402
+                                    LOG_SIZE, MODEL_PATH, OFFSET_X, OFFSET_Y, OUTPUT_NAMES, OUTPUTS, SIN4,
+                                    SIZE_UNIT, STRIDE, normalise)
+from vision.reader.model_file import write_metadata  # noqa: E402
 
-PHOTOS = REPO.parent / "shared" / "data" / "dice-photos" / "nell-byler"
 CROP = 256  # training crops, network-input pixels
-FILL = 128  # grey outside the image (the detector pads with it too)
+MAX_DIE_INPUT_PX = 170.0  # the biggest die at the network input: about half of INPUT_SIDE
+SET_WEIGHTS = {"nell-byler": 0.25, "rune55": 0.3, "dice3": 0.3, "tomitomi": 0.15}
+
+
+@dataclass(frozen=True)
+class Layout:
+    """The channel widths of the network (stored in the model's metadata)."""
+
+    stem: int = 16
+    stages: tuple[int, ...] = (16, 24, 40, 64)  # at strides 4, 8, 16, 32
+    head: int = 24
 
 
 # ------------------------------------------------------------------ data
@@ -72,10 +93,16 @@ def training_scene(rng: np.random.Generator):
     from vision import synth
 
     width, height = [(640, 480), (640, 480), (640, 480), (640, 640), (480, 640), (800, 600)][rng.integers(6)]
+    big = rng.random() < 0.15  # a few dice filling much of the frame (a camera close to the tray)
     for _ in range(20):
-        n = int(rng.choice([1, 2, 3, 4, 5, 5, 5, 6, 7, 8, 10, 12, 15]))
-        lo = float(rng.uniform(14, 75)) * width / 640
-        hi = min(lo * float(rng.uniform(1.0, 2.0)), 150.0 * width / 640)
+        if big:
+            n = int(rng.integers(1, 5))
+            lo = float(rng.uniform(0.15, 0.35)) * min(width, height)
+            hi = min(lo * float(rng.uniform(1.0, 1.5)), 0.5 * min(width, height))
+        else:
+            n = int(rng.choice([1, 2, 3, 4, 5, 5, 5, 6, 7, 8, 10, 12, 15]))
+            lo = float(rng.uniform(14, 75)) * width / 640
+            hi = min(lo * float(rng.uniform(1.0, 2.0)), 150.0 * width / 640)
         if n * lo * lo > 0.3 * width * height:
             continue
         try:
@@ -89,9 +116,28 @@ def training_scene(rng: np.random.Generator):
     return synth.random_scene(rng)
 
 
+def through_opening(rng: np.random.Generator, image: np.ndarray, boxes: list[tuple[float, float, float, float]]) -> None:
+    """Darken everything outside a round opening around the dice (in place): dice seen down a
+    tube or inside a cup."""
+    h, w = image.shape[:2]
+    if boxes:
+        x0, y0 = min(b[0] for b in boxes), min(b[1] for b in boxes)
+        x1, y1 = max(b[2] for b in boxes), max(b[3] for b in boxes)
+        cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
+        radius = max(math.hypot(x1 - cx, y1 - cy), 1.0) * rng.uniform(1.05, 1.4)
+    else:
+        cx, cy, radius = w / 2, h / 2, min(h, w) * rng.uniform(0.3, 0.6)
+    mask = np.zeros((h, w), np.float32)
+    cv2.circle(mask, (int(cx), int(cy)), int(radius), 1.0, -1, cv2.LINE_AA)
+    mask = cv2.GaussianBlur(mask, (0, 0), max(1.0, radius * rng.uniform(0.02, 0.1)))[..., None]
+    outside = rng.uniform(0, 60)
+    image[:] = np.clip(image * mask + outside * (1 - mask), 0, 255).astype(np.uint8)
+
+
 def render_synthetic(cache: Path, count: int, seed: int) -> None:
     """Render scenes 0..count-1 of `seed` into cache (skips those already there)."""
     from vision import synth
+    from vision.synth.clutter import clutter_strip
 
     cache.mkdir(parents=True, exist_ok=True)
     started = time.time()
@@ -99,10 +145,21 @@ def render_synthetic(cache: Path, count: int, seed: int) -> None:
         target = cache / f"{i:06d}.png"
         if target.exists() and (cache / f"{i:06d}.json").exists():
             continue
-        rendered = synth.render(training_scene(np.random.default_rng([seed, i])))
+        rng = np.random.default_rng([seed, i])
+        rendered = synth.render(training_scene(rng))
+        image = rendered.image.copy()
+        boxes = [tuple(float(v) for v in l.box) for l in rendered.labels]
+        if rng.random() < 0.1:
+            through_opening(rng, image, boxes)
+        elif rng.random() < 0.3:
+            clutter_strip(rng, image, boxes)
+        if rng.random() < 0.12:
+            image = cv2.cvtColor(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
         labels = [{"center": list(l.center), "size": l.size, "angle": l.angle, "box": list(l.box),
                    "cocked": bool(l.cocked), "tilt": l.tilt_deg, "visible": l.visible} for l in rendered.labels]
-        cv2.imwrite(str(target), rendered.image)
+        tmp = cache / f".{i:06d}.png"
+        cv2.imwrite(str(tmp), image)
+        os.replace(tmp, target)
         (cache / f"{i:06d}.json").write_text(json.dumps(labels))
         if i % 100 == 0:
             print(f"rendered {i}/{count} ({time.time() - started:.0f} s)", flush=True)
@@ -127,15 +184,21 @@ def load_synthetic(cache: Path, count: int) -> list[Sample]:
     return samples
 
 
-def load_photos(split: str) -> list[tuple[str, Sample]]:
-    from vision.reader.evaluate import load_manifest
+def negative_pictures(count: int, seed: int) -> list[Sample]:
+    """Pictures with no die (`vision.synth.clutter`), picture i drawn from rng [seed, i]."""
+    from vision.synth.clutter import negative_image
 
     out = []
-    for photo in load_manifest(PHOTOS / "manifest.jsonl", split):
-        image = cv2.imread(str(PHOTOS / photo.image), cv2.IMREAD_COLOR)
-        dice = [Die(d.center, None, None, d.side, None, d.ignore) for d in photo.dice]
-        out.append((photo.image, Sample(image, dice, real=True)))
+    for i in range(count):
+        rng = np.random.default_rng([seed, i])
+        width, height = [(640, 480), (640, 640), (480, 640)][int(rng.integers(3))]
+        out.append(Sample(negative_image(rng, width, height), [], real=False))
     return out
+
+
+def photo_sample(photo: photo_sets.Photo) -> Sample:
+    dice = [Die(d.center, d.size, d.angle, d.box_side, None, d.ignore) for d in photo.dice]
+    return Sample(photo.image(), dice, real=True)
 
 
 # ------------------------------------------------------------------ augmentation and targets
@@ -148,7 +211,7 @@ def colour_jitter(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         hsv[..., 0] = (hsv[..., 0] + rng.uniform(0, 180)) % 180
         hsv[..., 1] = np.clip(hsv[..., 1] * rng.uniform(0.4, 1.3), 0, 255)
         x = cv2.cvtColor(hsv.astype(np.uint8), cv2.COLOR_HSV2BGR).astype(np.float32)
-    if rng.random() < 0.05:
+    if rng.random() < 0.12:  # greyscale cameras
         x = np.repeat(x.mean(axis=2, keepdims=True), 3, axis=2)
     x *= rng.uniform(0.8, 1.2, 3).astype(np.float32)  # white balance
     mean = x.mean()
@@ -192,7 +255,7 @@ def degrade(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 
 def sigma_cells(size: float) -> float:
     """Spread of a die's centre peak on the output grid (in cells)."""
-    return max(0.6, 0.12 * size / dn.STRIDE)
+    return max(0.6, 0.12 * size / STRIDE)
 
 
 def make_crop(sample: Sample, rng: np.random.Generator, crop: int = CROP):
@@ -202,9 +265,9 @@ def make_crop(sample: Sample, rng: np.random.Generator, crop: int = CROP):
     base = 320.0 / max(h, w)  # the detector's own input scale
     sides = [d.box_side for d in sample.dice if not d.ignore] or [40.0]
     median_side = float(np.median(sides)) * base
-    # die sizes at the network input from about 8 to 110 px
+    # die sizes at the network input from about 9 to 170 px (half a 320-px input)
     zoom = math.exp(rng.uniform(math.log(0.6), math.log(1.7)))
-    zoom = float(np.clip(zoom, 9.0 / max(median_side, 1.0), 100.0 / max(median_side, 1.0)))
+    zoom = float(np.clip(zoom, 9.0 / max(median_side, 1.0), MAX_DIE_INPUT_PX / max(median_side, 1.0)))
     scale = base * zoom
     theta = rng.uniform(0, 360) if rng.random() < 0.7 else 90.0 * rng.integers(4)
     flip = -1.0 if rng.random() < 0.5 else 1.0
@@ -247,12 +310,12 @@ def make_crop(sample: Sample, rng: np.random.Generator, crop: int = CROP):
     out[valid == 0] = FILL
 
     lin = full[:2, :2]
-    cells = crop // dn.STRIDE
+    cells = crop // STRIDE
     heat = np.zeros((cells, cells), np.float32)
     heat_weight = cv2.resize(valid.astype(np.float32), (cells, cells), interpolation=cv2.INTER_AREA)
     heat_weight = (heat_weight > 0.99).astype(np.float32)
-    reg = np.zeros((dn.OUTPUTS, cells, cells), np.float32)
-    reg_weight = np.zeros((dn.OUTPUTS, cells, cells), np.float32)
+    reg = np.zeros((OUTPUTS, cells, cells), np.float32)
+    reg_weight = np.zeros((OUTPUTS, cells, cells), np.float32)
     owner_distance = np.full((cells, cells), np.inf, np.float32)
     yy, xx = np.mgrid[0:cells, 0:cells].astype(np.float32)
     mean_scale = math.sqrt(abs(np.linalg.det(lin)))
@@ -260,14 +323,14 @@ def make_crop(sample: Sample, rng: np.random.Generator, crop: int = CROP):
         p = full @ np.array([d.center[0], d.center[1], 1.0])
         side = d.box_side * mean_scale
         # grid coordinates: input pixel centres at integers, cell j covers [4j, 4j+4) - 0.5
-        gx, gy = (p[0] + 0.5) / dn.STRIDE, (p[1] + 0.5) / dn.STRIDE
+        gx, gy = (p[0] + 0.5) / STRIDE, (p[1] + 0.5) / STRIDE
         inside = 0 <= p[0] < crop and 0 <= p[1] < crop and valid[int(p[1]), int(p[0])] > 0
         half = 0.5 * side
         box_in = (min(p[0] + half, crop) - max(p[0] - half, 0)) * (min(p[1] + half, crop) - max(p[1] - half, 0))
         mostly_in = box_in > 0.6 * side * side if half > 0 else False
         if d.ignore or (inside and not mostly_in) or (not inside and box_in > 0.2 * side * side):
             # cut off by the crop or hidden: no opinion either way near it
-            r = max(1.0, 0.6 * side / dn.STRIDE)
+            r = max(1.0, 0.6 * side / STRIDE)
             cv2.circle(heat_weight, (int(round(gx - 0.5)), int(round(gy - 0.5))), int(math.ceil(r)), 0.0, -1)
             continue
         if not inside:
@@ -293,20 +356,20 @@ def make_crop(sample: Sample, rng: np.random.Generator, crop: int = CROP):
                     continue
                 owner_distance[i, j] = dist
                 near = 1.0 if (di, dj) == (0, 0) else 0.5
-                reg[dn.OFFSET_X, i, j], reg[dn.OFFSET_Y, i, j] = gx - j, gy - i
-                reg_weight[[dn.OFFSET_X, dn.OFFSET_Y], i, j] = near * (0.5 if sample.real else 1.0)
-                reg_weight[[dn.LOG_SIZE, dn.COS4, dn.SIN4, dn.COCKED], i, j] = 0.0
+                reg[OFFSET_X, i, j], reg[OFFSET_Y, i, j] = gx - j, gy - i
+                reg_weight[[OFFSET_X, OFFSET_Y], i, j] = near * (0.5 if sample.real else 1.0)
+                reg_weight[[LOG_SIZE, COS4, SIN4, COCKED], i, j] = 0.0
                 if d.size is not None:
-                    reg[dn.LOG_SIZE, i, j] = math.log(size / dn.SIZE_UNIT)
-                    reg_weight[dn.LOG_SIZE, i, j] = near
+                    reg[LOG_SIZE, i, j] = math.log(size / SIZE_UNIT)
+                    reg_weight[LOG_SIZE, i, j] = near
                 if angle is not None:
-                    reg[dn.COS4, i, j], reg[dn.SIN4, i, j] = math.cos(4 * angle), math.sin(4 * angle)
-                    reg_weight[[dn.COS4, dn.SIN4], i, j] = near * (0.3 if d.cocked else 1.0)
+                    reg[COS4, i, j], reg[SIN4, i, j] = math.cos(4 * angle), math.sin(4 * angle)
+                    reg_weight[[COS4, SIN4], i, j] = near * (0.3 if d.cocked else 1.0)
                 if d.cocked is not None:
-                    reg[dn.COCKED, i, j] = d.cocked
-                    reg_weight[dn.COCKED, i, j] = near
+                    reg[COCKED, i, j] = d.cocked
+                    reg_weight[COCKED, i, j] = near
                 elif sample.real:
-                    reg_weight[dn.COCKED, i, j] = 0.3 * near  # photo dice lie flat nearly always
+                    reg_weight[COCKED, i, j] = 0.3 * near  # photo dice lie flat nearly always
     return out.transpose(2, 0, 1), {"heat": heat, "heat_weight": heat_weight, "reg": reg, "reg_weight": reg_weight}
 
 
@@ -314,20 +377,35 @@ def crop_stream_class():
     import torch
 
     class CropStream(torch.utils.data.IterableDataset):
-        """Batches of augmented crops, drawn from real photos with probability real_share."""
+        """Batches of augmented crops: from a real photo with probability real_share (its set
+        drawn by SET_WEIGHTS), else from a synthetic scene or, with probability
+        negative_share, a picture with no die."""
 
-        def __init__(self, real, synthetic, batch, real_share, seed, steps):
-            self.real, self.synthetic, self.batch = real, synthetic, batch
-            self.real_share, self.seed, self.steps = real_share, seed, steps
+        def __init__(self, real, synthetic, negatives, batch, real_share, negative_share, seed, start, steps):
+            self.real, self.synthetic, self.negatives, self.batch = real, synthetic, negatives, batch
+            self.real_share, self.negative_share = real_share, negative_share
+            self.seed, self.start, self.steps = seed, start, steps
+            self.sets = sorted(real)
+            weights = np.array([SET_WEIGHTS.get(name, 0.2) for name in self.sets])
+            self.set_weights = weights / weights.sum()
+
+        def pick(self, rng):
+            u = rng.random()
+            if u < self.real_share:
+                pool = self.real[self.sets[rng.choice(len(self.sets), p=self.set_weights)]]
+            elif u < self.real_share + self.negative_share:
+                pool = self.negatives
+            else:
+                pool = self.synthetic
+            return pool[rng.integers(len(pool))]
 
         def __iter__(self):
             info = torch.utils.data.get_worker_info()
-            rng = np.random.default_rng([self.seed, 0 if info is None else info.id])
-            for _ in range(self.steps):
+            rng = np.random.default_rng([self.seed, 0 if info is None else info.id, self.start])
+            for _ in range(self.start, self.steps):
                 images, targets = [], {"heat": [], "heat_weight": [], "reg": [], "reg_weight": []}
                 for _ in range(self.batch):
-                    pool = self.real if rng.random() < self.real_share else self.synthetic
-                    crop, t = make_crop(pool[rng.integers(len(pool))], rng)
+                    crop, t = make_crop(self.pick(rng), rng)
                     images.append(crop)
                     for k in targets:
                         targets[k].append(t[k])
@@ -344,7 +422,12 @@ def CropStream(*args):  # noqa: N802 - a class made on demand (torch is imported
 # ------------------------------------------------------------------ the model
 
 
-def torch_model():
+def torch_model(layout: Layout = Layout()):
+    """A stride-2 stem, stages of (3x3 stride-2 conv, 3x3 conv) at strides 4, 8, 16 and 32,
+    every conv followed by batch norm and ReLU; a top-down path brings the coarse features
+    back to stride 4 (1x1 conv, nearest x2 upsample, add the stage's own features, 3x3 conv),
+    and a 3x3 conv + 1x1 conv head gives the OUTPUTS maps. The coarse stages see a whole die
+    and its neighbours (big dice, touching dice); the stride-4 features place the centre."""
     import torch
     from torch import nn
 
@@ -360,57 +443,62 @@ def torch_model():
             return torch.relu(y) if self.relu else y
 
     class Detector(nn.Module):
-        def __init__(self, layout: dn.Layout) -> None:
+        def __init__(self) -> None:
             super().__init__()
-            self.layout = layout
-            shapes = dn.layer_shapes(layout)
-            self.layers = nn.ModuleDict()
-            for name, (cout, cin, k, _) in shapes.items():
-                if name == "out":
-                    self.out = nn.Conv2d(cin, cout, 1)
-                    continue
-                stride = 2 if name == "stem" or name.startswith("down") else 1
-                self.layers[name] = ConvBN(cin, cout, k, stride, relu=not name.startswith("lateral"))
+            stages = layout.stages
+            self.stem = ConvBN(3, layout.stem, 3, 2)
+            self.down = nn.ModuleList()
+            self.conv = nn.ModuleList()
+            cin = layout.stem
+            for w in stages:
+                self.down.append(ConvBN(cin, w, 3, 2))
+                self.conv.append(ConvBN(w, w, 3))
+                cin = w
+            self.lateral = nn.ModuleList(ConvBN(stages[i + 1], stages[i], 1, relu=False) for i in range(len(stages) - 1))
+            self.merge = nn.ModuleList(ConvBN(stages[i], stages[i], 3) for i in range(len(stages) - 1))
+            self.head = ConvBN(stages[0], layout.head, 3)
+            self.out = nn.Conv2d(layout.head, OUTPUTS, 1)
             with torch.no_grad():
                 self.out.bias.zero_()
-                self.out.bias[dn.HEAT] = -2.2  # start by predicting few dice (focal-loss prior)
-                self.out.bias[dn.OFFSET_X] = self.out.bias[dn.OFFSET_Y] = 0.5
-                self.out.bias[dn.LOG_SIZE] = math.log(20 / dn.SIZE_UNIT)
+                self.out.bias[HEAT] = -2.2  # start by predicting few dice (focal-loss prior)
+                self.out.bias[OFFSET_X] = self.out.bias[OFFSET_Y] = 0.5
+                self.out.bias[LOG_SIZE] = math.log(20 / SIZE_UNIT)
 
         def forward(self, x):
-            L = self.layers
-            v = L["stem"](x)
+            v = self.stem(x)
             features = []
-            for i in range(len(self.layout.stages)):
-                v = L[f"conv{i}"](L[f"down{i}"](v))
+            for down, conv in zip(self.down, self.conv):
+                v = conv(down(v))
                 features.append(v)
             y = features[-1]
-            for i in reversed(range(len(self.layout.stages) - 1)):
-                y = nn.functional.interpolate(L[f"lateral{i}"](y), scale_factor=2, mode="nearest")
-                y = L[f"merge{i}"](y + features[i])
-            return self.out(L["head"](y))
+            for i in reversed(range(len(features) - 1)):
+                y = nn.functional.interpolate(self.lateral[i](y), scale_factor=2.0, mode="nearest")
+                y = self.merge[i](y + features[i])
+            return self.out(self.head(y))
 
-    return Detector(dn.Layout())
+    return Detector()
 
 
-def export_params(model) -> dict[str, np.ndarray]:
-    """Conv weights with batch norm folded in, named as detector_net expects."""
-    params = {}
-    for name, layer in model.layers.items():
-        w = layer.conv.weight.detach().numpy().astype(np.float64)
-        bn = layer.bn
-        factor = (bn.weight / (bn.running_var + bn.eps).sqrt()).detach().numpy().astype(np.float64)
-        params[f"{name}_w"] = (w * factor[:, None, None, None]).astype(np.float32)
-        params[f"{name}_b"] = (bn.bias.detach().numpy() - bn.running_mean.detach().numpy() * factor).astype(np.float32)
-    params["out_w"] = model.out.weight.detach().numpy().astype(np.float32)
-    params["out_b"] = model.out.bias.detach().numpy().astype(np.float32)
-    return params
+def export_onnx(model, path: Path, notes: dict) -> None:
+    """The model in eval mode as ONNX (input "x" 1 x 3 x H x W, output "maps"), and its metadata."""
+    import torch
+
+    model.eval()
+    tmp = path.with_name(path.name + ".part")
+    with torch.no_grad():
+        torch.onnx.export(model, (torch.zeros(1, 3, INPUT_SIDE, INPUT_SIDE),), str(tmp), dynamo=False,
+                          input_names=["x"], output_names=["maps"], opset_version=13, do_constant_folding=True,
+                          dynamic_axes={"x": {2: "H", 3: "W"}, "maps": {2: "h", 3: "w"}})
+    os.replace(tmp, path)
+    write_metadata(path, {"kind": KIND, "outputs": list(OUTPUT_NAMES), "input_side": INPUT_SIDE, "fill": FILL,
+                          "input_scale": INPUT_SCALE, "stride": STRIDE, "align": ALIGN, "size_unit": SIZE_UNIT,
+                          "trained": notes})
 
 
 def losses(maps, targets):
     import torch
 
-    heat_logit = maps[:, dn.HEAT]
+    heat_logit = maps[:, HEAT]
     p = torch.sigmoid(heat_logit).clamp(1e-4, 1 - 1e-4)
     gt = targets["heat"]
     weight = targets["heat_weight"]
@@ -427,13 +515,13 @@ def losses(maps, targets):
         w = reg_w[:, channels]
         return (values * w).sum() / w.sum().clamp(min=1.0)
 
-    offset = mean(l1[:, [dn.OFFSET_X, dn.OFFSET_Y]], [dn.OFFSET_X, dn.OFFSET_Y])
-    size = mean(l1[:, dn.LOG_SIZE], dn.LOG_SIZE)
+    offset = mean(l1[:, [OFFSET_X, OFFSET_Y]], [OFFSET_X, OFFSET_Y])
+    size = mean(l1[:, LOG_SIZE], LOG_SIZE)
     # squared error for the angle: with L1 the network sat at (0, 0), the median of a
     # uniform angle, for thousands of steps before it found the edges' direction
-    angle = mean(((maps - targets["reg"]) ** 2)[:, [dn.COS4, dn.SIN4]], [dn.COS4, dn.SIN4])
+    angle = mean(((maps - targets["reg"]) ** 2)[:, [COS4, SIN4]], [COS4, SIN4])
     cocked = mean(torch.nn.functional.binary_cross_entropy_with_logits(
-        maps[:, dn.COCKED], targets["reg"][:, dn.COCKED], reduction="none"), dn.COCKED)
+        maps[:, COCKED], targets["reg"][:, COCKED], reduction="none"), COCKED)
     total = heat + offset + 2 * size + 3 * angle + 0.5 * cocked
     return total, {"heat": heat.item(), "offset": offset.item(), "size": size.item(), "angle": angle.item(),
                    "cocked": cocked.item()}
@@ -442,17 +530,16 @@ def losses(maps, targets):
 # ------------------------------------------------------------------ evaluation
 
 
-def evaluate(params: dict[str, np.ndarray], samples: list[Sample], thresholds=(0.3, 0.4, 0.5)) -> dict:
+def evaluate(model_path: Path, samples: list[Sample], thresholds=(0.3, 0.4, 0.5)) -> dict:
     """Detection recall / precision with the bench's matching, and localisation errors."""
     from vision.reader.detector import DieDetector
-    from vision.reader.evaluate import LabelledDie
     from vision.reader.detector_eval import match_detections
+    from vision.reader.evaluate import LabelledDie
 
-    detector = DieDetector(params=params)
+    detector = DieDetector(model_path)
     figures = {}
     per = {t: [0, 0, 0] for t in thresholds}  # found, missed, extra
     errors = []
-    cocked = {(0, 0): 0, (0, 1): 0, (1, 0): 0, (1, 1): 0}  # (truth, said) -> dice
     for sample in samples:
         found = detector.detect(sample.image, threshold=min(thresholds))
         labels = [LabelledDie(1, (d.center[0] - d.box_side / 2, d.center[1] - d.box_side / 2,
@@ -467,28 +554,13 @@ def evaluate(params: dict[str, np.ndarray], samples: list[Sample], thresholds=(0
                 kept = [f for f in found if f.score >= t]
                 for li, pi in result.pairs:
                     d, f = sample.dice[li], kept[pi]
-                    if d.cocked is not None:
-                        cocked[(int(d.cocked), int(f.cocked >= 0.5))] += 1
-                    if d.size is None:
-                        errors.append((math.dist(f.center, d.center) / d.box_side, math.nan, math.nan))
-                    else:
-                        diff = (f.angle - d.angle + 45) % 90 - 45
-                        errors.append((math.dist(f.center, d.center) / d.size, f.size / d.size, abs(diff)))
+                    errors.append(math.dist(f.center, d.center) / d.box_side)
     for t, (found_, missed, extra) in per.items():
-        figures[f"recall@{t}"] = found_ / max(1, found_ + missed)
-        figures[f"precision@{t}"] = found_ / max(1, found_ + extra)
-        figures[f"missed@{t}"] = missed
+        figures[f"recall@{t}"] = round(found_ / max(1, found_ + missed), 4)
+        figures[f"precision@{t}"] = round(found_ / max(1, found_ + extra), 4)
         figures[f"extra@{t}"] = extra
-    if cocked[(1, 0)] + cocked[(1, 1)]:
-        figures["cocked_found"] = f"{cocked[(1, 1)]}/{cocked[(1, 0)] + cocked[(1, 1)]}"
-        figures["flat_called_cocked"] = f"{cocked[(0, 1)]}/{cocked[(0, 0)] + cocked[(0, 1)]}"
     if errors:
-        e = np.array(errors)
-        figures["centre_err_p50"] = float(np.nanmedian(e[:, 0]))
-        figures["centre_err_p95"] = float(np.nanpercentile(e[:, 0], 95))
-        if not np.isnan(e[:, 1]).all():
-            figures["size_ratio_p05_p50_p95"] = [float(v) for v in np.nanpercentile(e[:, 1], [5, 50, 95])]
-            figures["angle_err_p50_p95"] = [float(v) for v in np.nanpercentile(e[:, 2], [50, 95])]
+        figures["centre_err_p50"] = round(float(np.median(errors)), 4)
     return figures
 
 
@@ -497,24 +569,29 @@ def evaluate(params: dict[str, np.ndarray], samples: list[Sample], thresholds=(0
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--out", type=Path, default=REPO / "vision" / "reader" / "die_detector.npz")
-    parser.add_argument("--cache", type=Path, default=Path("/tmp/cubilete-detector-cache"))
-    parser.add_argument("--synthetic", type=int, default=6000, help="synthetic training scenes")
+    parser.add_argument("--out", type=Path, default=MODEL_PATH, help="the ONNX file to write (and its .json)")
+    parser.add_argument("--work", type=Path, default=Path("/tmp/cubilete-detector"),
+                        help="rendered scenes, found faces and checkpoints")
+    parser.add_argument("--photos", type=Path, default=photo_sets.DICE_PHOTOS, help="folder of the photo sets")
+    parser.add_argument("--synthetic", type=int, default=4000, help="synthetic training scenes")
+    parser.add_argument("--negatives", type=int, default=600, help="pictures with no die")
     parser.add_argument("--synth-seed", type=int, default=7000)
     parser.add_argument("--val-synthetic", type=int, default=100, help="held-out synthetic scenes (seed + 1)")
-    parser.add_argument("--steps", type=int, default=12000)
+    parser.add_argument("--steps", type=int, default=16000)
     parser.add_argument("--batch", type=int, default=16)
     parser.add_argument("--lr", type=float, default=3e-3)
-    parser.add_argument("--real-share", type=float, default=0.35, help="share of crops cut from real photos")
+    parser.add_argument("--real-share", type=float, default=0.5, help="share of crops cut from real photos")
+    parser.add_argument("--negative-share", type=float, default=0.06, help="share of crops from no-dice pictures")
     parser.add_argument("--threads", type=int, default=1, help="torch threads for training")
     parser.add_argument("--workers", type=int, default=1, help="processes cutting crops (0: in the main one)")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--render-only", action="store_true", help="only render the synthetic scenes into the cache")
-    parser.add_argument("--init", type=Path, help="start from this model's weights (fine-tuning)")
+    parser.add_argument("--checkpoint-every", type=int, default=250)
+    parser.add_argument("--render-only", action="store_true", help="only render the synthetic scenes")
     args = parser.parse_args()
 
-    train_cache = args.cache / f"synth-{args.synth_seed}"
-    val_cache = args.cache / f"synth-{args.synth_seed + 1}"
+    train_cache = args.work / f"synth-{args.synth_seed}"
+    val_cache = args.work / f"synth-{args.synth_seed + 1}"
+    checkpoint = args.work / f"checkpoint-seed{args.seed}-steps{args.steps}.pt"
     started = time.time()
     render_synthetic(train_cache, args.synthetic, args.synth_seed)
     render_synthetic(val_cache, args.val_synthetic, args.synth_seed + 1)
@@ -528,26 +605,40 @@ def main() -> int:
     torch.set_num_threads(args.threads)
     cv2.setNumThreads(1)
 
-    photos = load_photos("train")
-    real_train = [s for k, (_, s) in enumerate(photos) if k % 10 != 0]
-    real_val = [s for k, (_, s) in enumerate(photos) if k % 10 == 0]
+    fit_photos, held_photos = photo_sets.held_out(photo_sets.training_photos(args.work, args.photos))
+    real_train: dict[str, list[Sample]] = {}
+    for photo in fit_photos:
+        real_train.setdefault(photo.set_name, []).append(photo_sample(photo))
+    real_val: dict[str, list[Sample]] = {}
+    for photo in held_photos:
+        real_val.setdefault(photo.set_name, []).append(photo_sample(photo))
     synth_train = load_synthetic(train_cache, args.synthetic)
     synth_val = load_synthetic(val_cache, args.val_synthetic)
-    print(f"data: {len(real_train)} photos (+{len(real_val)} held out), {len(synth_train)} synthetic scenes "
-          f"(+{len(synth_val)} held out); loaded at {time.time() - started:.0f} s", flush=True)
+    negatives = negative_pictures(args.negatives, args.synth_seed + 5)
+    print("data: " + ", ".join(f"{k} {len(v)} photos (+{len(real_val.get(k, []))} held out)" for k, v in
+                               sorted(real_train.items()))
+          + f"; {len(synth_train)} synthetic scenes (+{len(synth_val)} held out), {len(negatives)} no-dice pictures;"
+          f" loaded at {time.time() - started:.0f} s", flush=True)
 
     model = torch_model()
-    if args.init is not None:
-        load_into(model, args.init)
     optimiser = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
     schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, max_lr=args.lr, total_steps=args.steps,
                                                    pct_start=0.05, final_div_factor=100)
-    train_started = time.time()
-    running: dict[str, float] = {}
+    start, running, spent = 0, {}, 0.0
+    if checkpoint.exists():
+        state = torch.load(checkpoint, weights_only=False)
+        model.load_state_dict(state["model"])
+        optimiser.load_state_dict(state["optimiser"])
+        schedule.load_state_dict(state["schedule"])
+        start, running, spent = state["step"], state["running"], state["seconds"]
+        print(f"resumed from {checkpoint} at step {start}", flush=True)
+    train_started = time.time() - spent
     batches = torch.utils.data.DataLoader(
-        CropStream(real_train, synth_train, args.batch, args.real_share, args.seed, args.steps),
+        CropStream(real_train, synth_train, negatives, args.batch, args.real_share, args.negative_share, args.seed,
+                   start, args.steps),
         batch_size=None, num_workers=args.workers, prefetch_factor=4 if args.workers else None)
-    for step, (images, targets) in enumerate(batches, start=1):
+    work_model = args.work / f"model-seed{args.seed}.onnx"
+    for step, (images, targets) in enumerate(batches, start=start + 1):
         model.train()
         total, parts = losses(model(torch.from_numpy(normalise(images.numpy()))), targets)
         optimiser.zero_grad()
@@ -559,45 +650,35 @@ def main() -> int:
         if step % 100 == 0:
             print(f"step {step}: " + " ".join(f"{k} {v:.3f}" for k, v in running.items())
                   + f" ({time.time() - train_started:.0f} s)", flush=True)
-        if step % 1000 == 0 or step == args.steps:
-            model.eval()
-            params = export_params(model)
-            save(params, args.out)
-            print("  val photos:", fmt(evaluate(params, real_val)), flush=True)
-            print("  val synthetic:", fmt(evaluate(params, synth_val)), flush=True)
-    print(f"done in {time.time() - started:.0f} s (training {time.time() - train_started:.0f} s); "
-          f"model {args.out} ({args.out.stat().st_size} bytes)")
+        if step % args.checkpoint_every == 0 or step == args.steps:
+            tmp = checkpoint.with_name(checkpoint.name + ".part")
+            torch.save({"model": model.state_dict(), "optimiser": optimiser.state_dict(),
+                        "schedule": schedule.state_dict(), "step": step, "running": running,
+                        "seconds": time.time() - train_started}, tmp)
+            os.replace(tmp, checkpoint)
+        if step % 3000 == 0 and step < args.steps:
+            export_onnx(model, work_model, {"step": step})
+            for name, samples in sorted(real_val.items()):
+                print(f"  held-out {name}:", fmt(evaluate(work_model, samples)), flush=True)
+    minutes = (time.time() - train_started) / 60
+    notes = {"steps": args.steps, "batch": args.batch, "lr": args.lr, "seed": args.seed,
+             "synthetic": args.synthetic, "synth_seed": args.synth_seed, "negatives": args.negatives,
+             "real_share": args.real_share, "negative_share": args.negative_share, "set_weights": SET_WEIGHTS,
+             "photo_sets": sorted(real_train), "threads": args.threads, "training_minutes": round(minutes, 1),
+             "torch": torch.__version__}
+    export_onnx(model, work_model, notes)
+    figures = {name: evaluate(work_model, samples) for name, samples in sorted(real_val.items())}
+    figures["synthetic"] = evaluate(work_model, synth_val)
+    for name, f in figures.items():
+        print(f"  held-out {name}:", fmt(f), flush=True)
+    export_onnx(model, args.out, {**notes, "held_out": figures})
+    print(f"done in {time.time() - started:.0f} s (training {minutes:.0f} min); model {args.out} "
+          f"({args.out.stat().st_size} bytes)")
     return 0
 
 
-def normalise(batch_uint8: np.ndarray) -> np.ndarray:
-    from vision.reader.detector import normalise as n
-
-    return n(batch_uint8)
-
-
-def save(params: dict[str, np.ndarray], path: Path) -> None:
-    np.savez_compressed(path, meta_layout=dn.Layout().to_array(), **{k: v.astype(np.float16) for k, v in params.items()})
-
-
-def load_into(model, path: Path) -> None:
-    """Weights of an exported model as a starting point (batch norm reset to identity)."""
-    import torch
-
-    params = dn.load_params(path)
-    with torch.no_grad():
-        for name, layer in model.layers.items():
-            layer.conv.weight.copy_(torch.from_numpy(params[f"{name}_w"]))
-            layer.bn.weight.fill_(1.0)
-            layer.bn.bias.copy_(torch.from_numpy(params[f"{name}_b"]))
-            layer.bn.running_mean.zero_()
-            layer.bn.running_var.fill_(1.0 - layer.bn.eps)
-        model.out.weight.copy_(torch.from_numpy(params["out_w"]))
-        model.out.bias.copy_(torch.from_numpy(params["out_b"]))
-
-
 def fmt(figures: dict) -> str:
-    return " ".join(f"{k} {v:.3f}" if isinstance(v, float) else f"{k} {v}" for k, v in figures.items())
+    return " ".join(f"{k} {v}" for k, v in figures.items())
 
 
 if __name__ == "__main__":

@@ -68,6 +68,20 @@ class Problem:
         return self.message
 
 
+def die_problems(dice: "tuple[DieReading, ...] | list[DieReading]") -> list[Problem]:
+    """What the players should check about each die: a cocked die, or an unsure one with the
+    values it may be."""
+    problems = []
+    for index, die in enumerate(dice):
+        where = f"die at ({die.center[0]:.0f}, {die.center[1]:.0f})"
+        if die.cocked:
+            problems.append(Problem("cocked", f"{where} looks cocked", index))
+        elif die.confidence < SURE_CONFIDENCE:
+            options = " or ".join(str(v) for v in (die.value, *die.alternatives[:2]))
+            problems.append(Problem("unsure", f"{where} unsure: {options}", index))
+    return problems
+
+
 @dataclass(frozen=True)
 class Reading:
     """The dice found in one image, in reading order (top to bottom, left to right)."""

@@ -17,8 +17,12 @@ Decisions worth knowing:
 - A still object that is not a die (a cup left on the tray) blocks the settle and is
   reported; after `relearn_after_s` of complete stillness it is taken as part of the tray,
   so the device does not hang, and the count check then says which dice are missing.
-- Two readings of the still dice that disagree give `ReadingUnstable`; the tracker reads
-  again, and after `unstable_timeout_s` reports the throw with those dice marked unsure.
+- A settled throw is read from two frames of the still dice (half-way through the still
+  window and at its end) and the two readings are combined: each die's value is the one both
+  frames agree on, its confidence their mean, so a die read surely once and doubtfully once
+  is not sure. Readings that disagree give `ReadingUnstable`; the tracker reads again until
+  two agree or `unstable_timeout_s` passes, and reports the throw with every die that read
+  otherwise in any frame of the still period marked unsure.
 """
 
 from __future__ import annotations
@@ -31,7 +35,7 @@ import numpy as np
 
 from .dice_moves import NEW, THROWN, DiceMoves, MoveConfig, MoveEvidence, classify_moves, match_dice
 from .motion import MotionConfig, MotionDetector, MotionSample
-from .reading import DieReading, Problem, Reading
+from .reading import SURE_CONFIDENCE, DieReading, Problem, Reading, die_problems
 from .tracker_events import (
     DiceRemoved, ForeignObject, MotionStarted, ReadingUnstable, ThrowSettled, TrackerEvent, TrayEmpty,
 )
@@ -86,6 +90,7 @@ class ThrowTracker:
         self._scene: Reading | None = None  # the last settled scene (throw, removal or empty)
         self._vacated: list[bool] = []
         self._last_read: _Read | None = None
+        self._disagreed: list[Reading] = []  # readings of this still period that disagreed with the next
         self._next_read_t = float("-inf")
         self._unstable_since: float | None = None
         self._reader_failed = False
@@ -163,6 +168,7 @@ class ThrowTracker:
     def _restart_still_period(self) -> None:
         self._pending = None
         self._last_read = None
+        self._disagreed = []
         self._next_read_t = float("-inf")
         self._unstable_since = None
         self._reader_failed = False
@@ -198,13 +204,17 @@ class ThrowTracker:
                 return  # confirmed by the next frame's reading
             disagreement = _disagreement(previous.reading, reading)
             if disagreement is not None:
+                self._disagreed.append(previous.reading)
                 if self._unstable_since is None:
                     self._unstable_since = t
                     events.append(ReadingUnstable(t, disagreement))
                 if t - self._unstable_since < self.config.unstable_timeout_s:
                     self._next_read_t = t + self.config.reread_s
                     return
-                reading = _mark_unsure(reading, previous.reading)
+            else:
+                reading = _combined(reading, previous.reading)
+            for earlier in self._disagreed:  # a die read otherwise in this still period is asked about
+                reading = _mark_unsure(reading, earlier)
         self._conclude(frame, t, quiet_for, reading, sample, events)
 
     def _conclude(self, frame: np.ndarray, t: float, quiet_for: float, reading: Reading,
@@ -406,6 +416,25 @@ def _disagreement(before: Reading, after: Reading) -> str | None:
     return None
 
 
+def _combined(reading: Reading, other: Reading) -> Reading:
+    """Two agreeing readings of the same still dice as one: every die as in `reading`, with
+    the mean of its two confidences (frames of a still scene are far from independent, so
+    agreement is not taken as more evidence than either gave) and the alternatives of both."""
+    matched = match_dice(other.dice, reading.dice, radius=0.5)
+    dice = list(reading.dice)
+    for i, j in enumerate(matched):
+        if j is None:
+            continue
+        die, seen = dice[i], other.dice[j]
+        confidence = (die.confidence + seen.confidence) / 2
+        alternatives = tuple(dict.fromkeys(die.alternatives + seen.alternatives))
+        if confidence < SURE_CONFIDENCE and not alternatives:
+            alternatives = die.alternatives or seen.alternatives
+        dice[i] = replace(die, confidence=confidence, alternatives=alternatives, cocked=die.cocked or seen.cocked)
+    problems = [p for p in reading.problems if p.die is None] + die_problems(dice)
+    return replace(reading, dice=tuple(dice), problems=tuple(problems))
+
+
 def _mark_unsure(reading: Reading, other: Reading) -> Reading:
     """The reading with every die that read differently in `other` marked unsure."""
     matched = match_dice(other.dice, reading.dice, radius=0.5)
@@ -421,5 +450,6 @@ def _mark_unsure(reading: Reading, other: Reading) -> Reading:
         dice[i] = replace(die, confidence=min(die.confidence, 0.5), alternatives=alternatives)
         x, y = die.center
         seen = f"{die.value} or {other_value}" if other_value is not None else f"{die.value}, not always seen"
+        problems = [p for p in problems if p.die != i]
         problems.append(Problem("unsure", f"die at ({x:.0f}, {y:.0f}) unsure: {seen}", i))
     return replace(reading, dice=tuple(dice), problems=tuple(problems))

@@ -58,6 +58,7 @@ def build_service(args: argparse.Namespace) -> Any:
     from hardware.camera import CameraSettings, open_resilient_camera
     from hardware.display import open_display
     from vision.tracker import ThrowTracker
+    from vision.tray import TrayReader
 
     config, problems = load_config(args.config)
     state_dir = Path(args.state_dir or config.device.state_dir)
@@ -78,7 +79,8 @@ def build_service(args: argparse.Namespace) -> Any:
         if scripted:
             buttons.start(0.0)  # script times are session times
     display = open_display(args.display or config.display.driver, asdict(config.display))
-    service = Service(config, problems, state_dir, camera, display, buttons, ThrowTracker(),
+    tray = TrayReader(config.camera.tray or None)
+    service = Service(config, problems, state_dir, camera, display, buttons, ThrowTracker(reader=tray),
                       control_socket=args.socket, exit_at_end=args.exit_at_end,
                       wal_autocheckpoint=args.wal_autocheckpoint)
     frame_clock.service = service

@@ -98,6 +98,10 @@ ssid = "bar"
     ('[display]\npixel_shift = 1', "display.pixel_shift"),
     ('[camera]\nresolution = [640]', "camera.resolution"),
     ('[camera]\nspec = "webcam"', "camera.spec"),
+    ('[camera]\ntray = [[0, 0], [100, 0]]', "camera.tray"),
+    ('[camera]\ntray = "somewhere"', "camera.tray"),
+    ('[camera]\ntray = [[0, 0], [10, 0], [0, 10]]', "camera.tray"),  # too small to hold a die
+    ('[camera]\ntray = [[0, 0], [-5, 300], [400, 300]]', "camera.tray"),
     ('[buttons]\npin_ok = 2', "buttons.pin_ok"),
     ('[buttons]\npin_ok = 5', "buttons.pin_ok"),  # same pin as pin_prev
     ('[game]\nnames = ["Ana", "Ana"]', "game.names"),
@@ -157,3 +161,10 @@ def test_house_rules_are_checked_against_the_game(tmp_path: Path) -> None:
     assert "60, 50" in problems[0].allowed
     _, problems = load(tmp_path, '[game]\n[game.options]\nbonus = true\n')
     assert [p.key for p in problems] == ["game.options.bonus"] and "held_dice_locked" in problems[0].allowed
+
+
+def test_the_tray_outline_is_corners_or_auto(tmp_path: Path) -> None:
+    config, problems = load(tmp_path, '[camera]\ntray = [[10, 20], [600, 20.5], [600, 460], [10, 460]]')
+    assert problems == [] and config.camera.tray == ((10.0, 20.0), (600.0, 20.5), (600.0, 460.0), (10.0, 460.0))
+    config, problems = load(tmp_path, '[camera]\ntray = "auto"')
+    assert problems == [] and config.camera.tray == "auto"

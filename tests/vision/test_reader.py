@@ -162,3 +162,41 @@ def test_a_barely_sure_detection_needs_less_of_a_veto() -> None:
     found = [detection(0, 0.41), detection(100, 0.9)]
     probs = np.stack([probabilities(0.97), probabilities(0.97)])
     assert select_dice(found, probs, None) == ([1], set())
+
+
+def test_only_the_tray_is_read() -> None:
+    image, labels = next(synthetic_scenes(1, seed=11))
+    whole = read_dice(image)
+    h, w = image.shape[:2]
+    left_half = [(0.0, 0.0), (w / 2, 0.0), (w / 2, h - 1.0), (0.0, h - 1.0)]
+    tray_read = read_dice(image, tray=left_half)
+    assert all(d.center[0] <= w / 2 for d in tray_read.dice)
+    left = sorted((round(d.center[0] / 8), d.value) for d in whole.dice if d.center[0] < w / 2 - 40)
+    assert left and left == sorted((round(d.center[0] / 8), d.value) for d in tray_read.dice
+                                   if d.center[0] < w / 2 - 40)
+    frame = [(0.0, 0.0), (w - 1.0, 0.0), (w - 1.0, h - 1.0), (0.0, h - 1.0)]
+    assert read_dice(image, tray=frame).values == whole.values
+
+
+def test_a_tray_outside_the_picture_is_a_problem() -> None:
+    image, _ = next(synthetic_scenes(1, seed=11))
+    reading = read_dice(image, tray=[(5000.0, 5000.0), (5100.0, 5000.0), (5100.0, 5100.0)])
+    assert reading.dice == () and reading.problems[0].kind == "unreadable"
+
+
+def test_a_huge_array_is_refused_before_any_work() -> None:
+    reading = read_dice(np.zeros((7000, 6000), np.uint8))
+    assert reading.dice == () and "too large" in reading.problems[0].message
+
+
+def test_a_busy_picture_gives_a_bounded_number_of_detections() -> None:
+    import math
+
+    from vision.reader.detector import HEAT, MAX_DETECTIONS, OUTPUTS, decode
+
+    maps = np.zeros((OUTPUTS, 60, 80), np.float32)
+    maps[HEAT] = -6.0
+    maps[HEAT, 1::3, 1::3] = 4.0  # 520 separate peaks, a checkerboard's worth
+    found = decode(maps, (1.0, 1.0), 0.4, (240, 320))
+    assert 0 < len(found) <= MAX_DETECTIONS
+    assert math.isfinite(found[0].size)

@@ -64,3 +64,15 @@ def test_an_unsure_die_counts_by_its_value_and_is_reported_unsure_beside_it() ->
     assert summary.sure_right == 0 and summary.sure_wrong == 0  # neither was scored without asking
     assert summary.unsure_dice == 2
     assert "right and sure:       0/2" in format_summary(summary)
+
+
+def test_the_held_out_split_is_every_tenth_train_photo(tmp_path) -> None:
+    import json
+
+    from vision.reader.evaluate import HELD_OUT, load_manifest
+
+    rows = [{"image": f"{i}.jpg", "split": "test" if i % 3 == 0 else "train", "dice": []} for i in range(60)]
+    (tmp_path / "manifest.jsonl").write_text("\n".join(json.dumps(r) for r in rows))
+    train = [r["image"] for r in rows if r["split"] == "train"]
+    held = [p.image for p in load_manifest(tmp_path / "manifest.jsonl", HELD_OUT)]
+    assert held == [train[9], train[19], train[29], train[39]]

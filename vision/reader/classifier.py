@@ -10,26 +10,26 @@ dnn and returns calibrated probabilities over eight classes:
 A value is read from the face only: side faces seen in oblique views and neighbours' pips
 near the window's edge are trained to be ignored. Windows whose reading is not clear are
 read again at the other three quarter turns and the answers averaged (`tta="auto"`).
-The model file `die_values.npz`, made by `scripts/train_classifier.py`, holds one or more
-members (the same network trained from different seeds, logits averaged) and a temperature
-that divides the logits, fitted on photos the networks never trained on, so that a value
-confidence (`value_confidence`) of 0.9 is right about 9 times in 10 or more.
+The network (`die_values.onnx`, made by `scripts/train_classifier.py` and exported with
+`torch.onnx.export`) is run by OpenCV's dnn; its metadata JSON beside it gives the window
+geometry it was trained on and the temperature that divides its logits, fitted on photos it
+never trained on, so that a value confidence (`value_confidence`) of 0.9 is right about 9
+times in 10 or more.
 """
 
 from __future__ import annotations
 
-import json
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
 import cv2
 import numpy as np
 
-from vision.reader.classifier_graph import forward, network_onnx
+from vision.reader.model_file import ModelFileError, load_network
 from vision.reader.windows import CHANNELS, Box, Geometry, cut_windows, edge_angle, window_channels
 
-MODEL_PATH = Path(__file__).with_name("die_values.npz")
+MODEL_PATH = Path(__file__).with_name("die_values.onnx")
+KIND = "die values"
 NOT_A_DIE, COCKED = 0, 7
 CLASS_NAMES = ("not a die", "1", "2", "3", "4", "5", "6", "cocked")
 TTA_BELOW = 0.995  # windows read less surely than this get the other three quarter turns
@@ -38,74 +38,34 @@ TTA_DIE_PROBABILITY = 0.3  # ...when they look at least this much like a die
 DieBox = tuple[tuple[float, float], float, float | None]  # (centre x, y), top-face edge, edge angle
 
 
-@dataclass
-class Member:
-    """One trained network of a model file: its layer list and its weights."""
-
-    layers: list[dict]
-    weights: dict[str, np.ndarray]
-
-
 class ValueNet:
-    """The trained networks of a model file, loaded once: `logits(channels)` for
-    N x CHANNELS x W x W windows cut with `geometry` (`windows`). A file may hold several
-    members, the same network trained from different seeds; their logits are averaged
-    (members disagree mostly where a window is hard, which makes the average both righter
-    and less sure there)."""
+    """The trained network of an ONNX file and its metadata, loaded once: `logits(channels)`
+    for N x CHANNELS x W x W windows cut with `geometry` (`windows`)."""
 
     def __init__(self, path: Path = MODEL_PATH) -> None:
-        with np.load(path) as data:
-            layers = json.loads(str(data["meta_layers"]))
-            self.temperature = float(data["meta_temperature"])
-            weights = {k: data[k].astype(np.float32) for k in data.files if not k.startswith("meta_")}
-            channels, window_px, die_px = (float(v) for v in data["meta_window"])
-        if channels != CHANNELS:
-            raise ValueError(f"{path} was trained on {channels:.0f} channels, the code makes {CHANNELS}")
-        self.geometry = Geometry(int(window_px), die_px)
-        self.members = members_of(layers, weights)
+        self._net, meta = load_network(path, KIND)
         try:
-            self._dnn = [cv2.dnn.readNetFromONNX(np.frombuffer(
-                network_onnx(m.layers, m.weights, CHANNELS, self.geometry.window_px), np.uint8)) for m in self.members]
-        except cv2.error:  # an OpenCV built without dnn's ONNX reader: numpy gives the same answer, slower
-            self._dnn = None
-
-    @property
-    def uses_dnn(self) -> bool:
-        return self._dnn is not None
+            channels, window_px, die_px = int(meta["channels"]), int(meta["window_px"]), float(meta["die_px"])
+            self.temperature = float(meta["temperature"])
+            classes = tuple(meta["classes"])
+        except (KeyError, TypeError, ValueError) as error:
+            raise ModelFileError(f"{path}: incomplete metadata ({error})") from None
+        if channels != CHANNELS or classes != CLASS_NAMES:
+            raise ModelFileError(f"{path} reads {channels} channels into {classes}; the code makes {CHANNELS} "
+                                 f"channels and reads {CLASS_NAMES}")
+        self.geometry = Geometry(window_px, die_px)
+        self.meta = meta
 
     def logits(self, channels: np.ndarray) -> np.ndarray:
-        """N x classes: the members' logits for N windows' channels, averaged."""
+        """N x classes logits for N windows' channels."""
         if len(channels) == 0:
             return np.zeros((0, len(CLASS_NAMES)), np.float32)
-        x = np.ascontiguousarray(channels, dtype=np.float32)
-        if self._dnn is None:
-            return np.mean([forward(m.layers, m.weights, x) for m in self.members], axis=0)
-        total = np.zeros((len(x), len(CLASS_NAMES)), np.float32)
-        for dnn in self._dnn:
-            dnn.setInput(x)
-            total += dnn.forward().reshape(len(x), -1)
-        return total / len(self._dnn)
+        self._net.setInput(np.ascontiguousarray(channels, dtype=np.float32))
+        return self._net.forward().reshape(len(channels), -1)
 
     def windows(self, image_bgr: np.ndarray, boxes: Sequence[Box]) -> np.ndarray:
         """The channels of the windows of (x, y, edge, angle) boxes, cut at the model's geometry."""
         return window_channels(cut_windows(image_bgr, boxes, self.geometry), self.geometry)
-
-
-def members_of(layers: list, weights: dict[str, np.ndarray]) -> list[Member]:
-    """The networks of a model file: `meta_layers` is one layer list, or a list of them with
-    member k's weights named `m{k}_...`."""
-    if layers and isinstance(layers[0], dict):
-        return [Member(layers, weights)]
-    return [Member(member, {k[len(f"m{i}_"):]: v for k, v in weights.items() if k.startswith(f"m{i}_")})
-            for i, member in enumerate(layers)]
-
-
-def member_arrays(members: Sequence[Member], geometry: Geometry) -> dict[str, np.ndarray]:
-    """The `meta_layers`, `meta_window` and weight arrays of a model file holding these
-    members, which read windows cut at `geometry`."""
-    arrays = {f"m{i}_{k}": v for i, m in enumerate(members) for k, v in m.weights.items()}
-    return {"meta_layers": np.array(json.dumps([m.layers for m in members])),
-            "meta_window": np.array([CHANNELS, geometry.window_px, geometry.die_px], np.float64), **arrays}
 
 
 _net: ValueNet | None = None

@@ -83,7 +83,7 @@ def measure_manifest(manifest: Path, root: Path, photos: set[str] | None, split:
         row = json.loads(line)
         if split is not None and row.get("split") != split:
             continue
-        if photos is not None and row["image"] not in photos:
+        if photos is not None and f"{manifest.parent.name}/{Path(row['image']).name}" not in photos:
             continue
         image = cv2.imread(str(root / row["image"]), cv2.IMREAD_COLOR)
         if image is None:
@@ -145,8 +145,8 @@ def report(tally: Tally, title: str) -> dict:
 
 
 def held_out_photos(model: Path = MODEL_PATH) -> set[str]:
-    with np.load(model) as data:
-        return set(json.loads(str(data["meta_notes"])).get("held_out_photos", []))
+    """The train-split photos the model was not fitted on, as `set/file name` (its metadata)."""
+    return set(classifier.ValueNet(model).meta.get("trained", {}).get("held_out_photos", []))
 
 
 def main(argv: list[str] | None = None) -> int:

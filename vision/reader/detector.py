@@ -1,15 +1,20 @@
 """Find every die's top face in a BGR image: centre, edge length, angle, how sure.
 
-`DieDetector().detect(image)` runs the small fully convolutional network of
-`detector_net` once over the whole image, shrunk so its longer side is `INPUT_SIDE`
-pixels (dice keep their shape; no size is assumed: the network was trained on dice from
-about 9 to 110 input pixels, i.e. 2.5% to 35% of the image's longer side). Each local
-maximum of the die-centre map above the threshold is a die; its cell's other maps give
-the centre's sub-cell position, the top face's edge length and angle, and whether it looks
-cocked. Touching dice are separate peaks because the network was trained on them, not
-split from a merged blob. When the dice found are very small at the network input (a camera
-far from the tray), or none is found, the image is looked at once more at up to 1.5 times
-the input size.
+`DieDetector().detect(image)` runs a small fully convolutional network (CenterNet-like,
+`die_detector.onnx`, made by `scripts/train_detector.py`) once over the whole image, shrunk
+so its longer side is `INPUT_SIDE` pixels (dice keep their shape; no size is assumed: the
+network was trained on dice from about 9 to 170 input pixels, i.e. 3% to half of the
+image's longer side). On a grid of cells `STRIDE` input pixels apart it gives OUTPUTS maps:
+  0  die-centre logit: high in the cell holding the centre of a die's top face;
+  1  x offset, 2 y offset of that centre inside its cell (0..1 cell);
+  3  log(top-face edge / `SIZE_UNIT` input px);
+  4  cos(4 angle), 5 sin(4 angle) (the edge direction modulo 90 degrees);
+  6  cocked logit (the top face is not flat to the camera).
+Each local maximum of the die-centre map above the threshold is a die (at most
+`MAX_DETECTIONS`, the likeliest). Touching dice are separate peaks because the network was
+trained on them, not split from a merged blob. When the dice found are very small at the
+network input (a camera far from the tray), or none is found, the image is looked at once
+more at up to 1.5 times the input size.
 """
 
 from __future__ import annotations
@@ -21,8 +26,16 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.reader import detector_net as dn
+from vision.reader.model_file import ModelFileError, load_network
 
+MODEL_PATH = Path(__file__).with_name("die_detector.onnx")
+KIND = "die detector"
+OUTPUTS = 7
+HEAT, OFFSET_X, OFFSET_Y, LOG_SIZE, COS4, SIN4, COCKED = range(OUTPUTS)
+OUTPUT_NAMES = ("centre", "offset x", "offset y", "log size", "cos 4a", "sin 4a", "cocked")
+STRIDE = 4  # input pixels per output cell
+ALIGN = 32  # input sides must be multiples of this (the coarsest stage's stride)
+SIZE_UNIT = 16.0
 INPUT_SIDE = 320  # the image's longer side at the network input
 # Dice that come out smaller than this at the network input (a camera mounted high) are
 # looked for again in a bigger input, up to LARGEST_INPUT_SIDE, where they are about
@@ -31,7 +44,11 @@ SMALL_DIE_PX = 10.0
 WANTED_DIE_PX = 15.0
 LARGEST_INPUT_SIDE = 480
 FILL = 128  # padding grey (the training crops' outside is this grey too)
+INPUT_SCALE = 1 / 64.0  # the network sees (pixel - FILL) * INPUT_SCALE
 THRESHOLD = 0.4  # die probability from which a peak is a detection
+# However busy the picture (a checkerboard, a page of print), no more peaks than this are
+# decoded: a throw has a handful of dice, and the work per frame stays bounded.
+MAX_DETECTIONS = 40
 # Top faces hardly overlap: of two detections whose squares share more than this part of the
 # smaller one, only the likelier is a die (the other is the same die seen twice, or a pip,
 # a marbled blob or a side face next to it). Not less: in an oblique view a near die hides
@@ -52,7 +69,7 @@ class Detection:
 
 def normalise(batch_bgr: np.ndarray) -> np.ndarray:
     """uint8 N x 3 x H x W -> the network's float input (shared with the trainer)."""
-    return (batch_bgr.astype(np.float32) - FILL) / 64.0
+    return (batch_bgr.astype(np.float32) - FILL) * INPUT_SCALE
 
 
 def sigmoid(x: np.ndarray) -> np.ndarray:
@@ -60,15 +77,12 @@ def sigmoid(x: np.ndarray) -> np.ndarray:
 
 
 class DieDetector:
-    """The trained detector, loaded once; runs through OpenCV's dnn (numpy fallback)."""
+    """The trained detector of an ONNX file and its metadata, loaded once; run by OpenCV's dnn."""
 
-    def __init__(self, path: Path = dn.MODEL_PATH, params: dict[str, np.ndarray] | None = None) -> None:
-        self.params = params if params is not None else dn.load_params(path)
-        self._net = None
-        try:
-            self._net = cv2.dnn.readNetFromONNX(np.frombuffer(dn.build_onnx(self.params), np.uint8))
-        except Exception:  # an OpenCV without dnn or ONNX support: numpy does the same job, slower
-            self._net = None
+    def __init__(self, path: Path = MODEL_PATH) -> None:
+        self._net, self.meta = load_network(path, KIND)
+        if tuple(self.meta.get("outputs", ())) != OUTPUT_NAMES:
+            raise ModelFileError(f"{path}: its outputs are {self.meta.get('outputs')}, the code reads {OUTPUT_NAMES}")
 
     def input_for(self, image_bgr: np.ndarray, side: int = INPUT_SIDE) -> tuple[np.ndarray, tuple[float, float]]:
         """The 1 x 3 x H x W network input for an image whose longer side becomes `side`,
@@ -77,18 +91,16 @@ class DieDetector:
         scale = side / max(h, w)
         sw, sh = max(1, round(w * scale)), max(1, round(h * scale))
         small = cv2.resize(image_bgr, (sw, sh), interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR)
-        pw, ph = -sw % dn.ALIGN, -sh % dn.ALIGN
+        pw, ph = -sw % ALIGN, -sh % ALIGN
         if pw or ph:
             small = cv2.copyMakeBorder(small, 0, ph, 0, pw, cv2.BORDER_CONSTANT, value=(FILL, FILL, FILL))
-        blob = cv2.dnn.blobFromImage(small, 1 / 64.0, None, (FILL, FILL, FILL), swapRB=False, crop=False)
+        blob = cv2.dnn.blobFromImage(small, INPUT_SCALE, None, (FILL, FILL, FILL), swapRB=False, crop=False)
         return blob, (sw / w, sh / h)
 
     def maps(self, blob: np.ndarray) -> np.ndarray:
         """OUTPUTS x h x w raw maps for a network input."""
-        if self._net is not None:
-            self._net.setInput(blob)
-            return self._net.forward()[0]
-        return dn.forward_numpy(self.params, blob)[0]
+        self._net.setInput(blob)
+        return self._net.forward()[0]
 
     def detect_at(self, image_bgr: np.ndarray, side: int, threshold: float = THRESHOLD) -> list[Detection]:
         """Detections with the image's longer side at `side` pixels at the network input."""
@@ -103,24 +115,28 @@ class DieDetector:
         if sure and float(np.median(sure)) >= SMALL_DIE_PX:
             return found
         wanted = INPUT_SIDE * WANTED_DIE_PX / float(np.median(sure)) if sure else LARGEST_INPUT_SIDE
-        side = min(LARGEST_INPUT_SIDE, dn.ALIGN * math.ceil(wanted / dn.ALIGN))
+        side = min(LARGEST_INPUT_SIDE, ALIGN * math.ceil(wanted / ALIGN))
         return self.detect_at(image_bgr, side, threshold) if side > INPUT_SIDE else found
 
 
 def decode(maps: np.ndarray, scale: tuple[float, float], threshold: float, image_hw: tuple[int, int]) -> list[Detection]:
     """Detections from the raw maps: local maxima of the centre map above `threshold`."""
-    heat = sigmoid(maps[dn.HEAT])
+    heat = sigmoid(maps[HEAT])
     peaks = (heat >= threshold) & (heat >= cv2.dilate(heat, np.ones((3, 3), np.uint8)))
+    rows, cols = np.nonzero(peaks)
+    if len(rows) > MAX_DETECTIONS:
+        likeliest = np.argsort(-heat[rows, cols], kind="stable")[:MAX_DETECTIONS]
+        rows, cols = rows[likeliest], cols[likeliest]
     found = []
-    for i, j in zip(*np.nonzero(peaks)):
-        x_in = dn.STRIDE * (j + float(maps[dn.OFFSET_X, i, j])) - 0.5
-        y_in = dn.STRIDE * (i + float(maps[dn.OFFSET_Y, i, j])) - 0.5
+    for i, j in zip(rows, cols):
+        x_in = STRIDE * (j + float(maps[OFFSET_X, i, j])) - 0.5
+        y_in = STRIDE * (i + float(maps[OFFSET_Y, i, j])) - 0.5
         x, y = (x_in + 0.5) / scale[0] - 0.5, (y_in + 0.5) / scale[1] - 0.5
         if not (-0.5 <= x < image_hw[1] and -0.5 <= y < image_hw[0]):
             continue  # a peak in the padding
-        size = math.exp(float(np.clip(maps[dn.LOG_SIZE, i, j], -3.0, 3.0))) * dn.SIZE_UNIT * 2 / (scale[0] + scale[1])
-        angle = math.degrees(math.atan2(float(maps[dn.SIN4, i, j]), float(maps[dn.COS4, i, j]))) / 4.0 % 90.0
-        cocked = float(sigmoid(maps[dn.COCKED, i, j]))
+        size = math.exp(float(np.clip(maps[LOG_SIZE, i, j], -3.0, 3.0))) * SIZE_UNIT * 2 / (scale[0] + scale[1])
+        angle = math.degrees(math.atan2(float(maps[SIN4, i, j]), float(maps[COS4, i, j]))) / 4.0 % 90.0
+        cocked = float(sigmoid(maps[COCKED, i, j]))
         found.append(Detection((x, y), size, angle, float(heat[i, j]), cocked))
     found.sort(key=lambda d: -d.score)
     kept: list[Detection] = []

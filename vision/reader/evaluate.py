@@ -56,9 +56,15 @@ class LabelledPhoto:
     dice: tuple[LabelledDie, ...]
 
 
+HELD_OUT = "held-out"  # not a split of the manifest: every tenth photo of its train split
+
+
 def load_manifest(path: Path | str, split: str | None = None) -> list[LabelledPhoto]:
-    """The photos of a manifest, optionally only those of one split."""
+    """The photos of a manifest, optionally only those of one split. The split "held-out" is
+    every tenth photo of the train split, in manifest order: the photos the training scripts
+    keep from the networks (`scripts/photo_sets.py`), on which the reader may be tuned."""
     photos = []
+    train_index = 0
     for number, line in enumerate(Path(path).read_text().splitlines(), start=1):
         if not line.strip():
             continue
@@ -71,7 +77,12 @@ def load_manifest(path: Path | str, split: str | None = None) -> list[LabelledPh
             photo = LabelledPhoto(str(row["image"]), str(row.get("split", "")), dice)
         except (ValueError, KeyError, TypeError) as error:
             raise ValueError(f"{path}:{number}: not a manifest line ({error})") from None
-        if split is None or photo.split == split:
+        if split == HELD_OUT:
+            if photo.split == "train":
+                if train_index % 10 == 9:
+                    photos.append(photo)
+                train_index += 1
+        elif split is None or photo.split == split:
             photos.append(photo)
     return photos
 

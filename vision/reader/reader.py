@@ -12,18 +12,25 @@ Pipeline (nothing is tied to one camera: sizes come from the image itself):
      an expected count, and then reported unsure;
   4. confidence and problems: a die whose top face is ambiguous is reported unsure with its
      alternatives, a leaning die as cocked; a count different from `expected` is a problem.
+The work per image is bounded whatever it holds: images over MAX_WORK_SIDE are read shrunk to
+READ_SIDE, arrays over MAX_PIXELS are refused, and the detector decodes a few dozen peaks at
+most. With a `tray` polygon only the tray is read: the image is cut to the tray's bounding box
+(dice are then bigger at the detector's input) and what lies outside the polygon is ignored.
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Sequence
 
 import cv2
 import numpy as np
 
+from vision.reader.classifier import classify_dice
 from vision.reader.detector import Detection, detect
-from vision.reading import SURE_CONFIDENCE, DieReading, Problem, Reading
+from vision.reading import SURE_CONFIDENCE, DieReading, Problem, Reading, die_problems
 
+MAX_PIXELS = 40_000_000  # a bigger array is refused (no camera gives one; converting it would cost gigabytes)
 MAX_WORK_SIDE = 960  # bigger images are first shrunk to READ_SIDE on their longer side
 READ_SIDE = 640
 SURE_DETECTION = 0.4  # from this score a detection is a die unless the classifier is certain it is not
@@ -41,6 +48,8 @@ def as_bgr(image: object) -> tuple[np.ndarray | None, str]:
         return None, f"not an image array ({type(image).__name__})"
     if image.size == 0 or image.ndim not in (2, 3):
         return None, f"empty or malformed image (shape {image.shape})"
+    if image.shape[0] * image.shape[1] > MAX_PIXELS:
+        return None, f"image too large ({image.shape[1]}x{image.shape[0]}, more than {MAX_PIXELS // 10**6} megapixels)"
     if image.ndim == 3 and image.shape[2] not in (1, 3, 4):
         return None, f"unsupported channel count {image.shape[2]}"
     if image.dtype == np.uint8:
@@ -68,8 +77,6 @@ def load_models() -> None:
     """Load the detector and the classifier and run each once, on a blank image: otherwise
     the first reading does it (about a second), which a caller timing readings should not
     count."""
-    from vision.reader.classifier import classify_dice
-
     blank = np.full((240, 320, 3), 128, np.uint8)
     detect(blank)
     classify_dice(blank, [((160.0, 120.0), 40.0, 0.0)])
@@ -77,34 +84,57 @@ def load_models() -> None:
 
 def classify(image: np.ndarray, found: list[Detection]) -> np.ndarray:
     """N x 8 probabilities: 0 not a die, 1..6 values, 7 cocked (see `classifier`)."""
-    from vision.reader.classifier import classify_dice
-
     return classify_dice(image, [(d.center, d.size, d.angle) for d in found])
 
 
-def read_dice(image: np.ndarray, expected: int | None = None) -> Reading:
-    """Every die in a BGR image with its top-face value and confidence (see module doc)."""
+Polygon = Sequence[tuple[float, float]]
+
+
+def read_dice(image: np.ndarray, expected: int | None = None, tray: Polygon | None = None) -> Reading:
+    """Every die in a BGR image with its top-face value and confidence (see module doc);
+    with `tray` (a polygon in the image's pixels) only the dice on the tray."""
     img, why = as_bgr(image)
     if img is None:
         return Reading((), (Problem("unreadable", f"image unreadable: {why}"),))
+    origin = (0, 0)
+    outline = None
+    if tray is not None:
+        outline = np.asarray(tray, np.float32).reshape(-1, 2)
+        x0, y0, w, h = cv2.boundingRect(outline)
+        margin = round(0.02 * max(w, h))
+        x0, y0 = max(0, x0 - margin), max(0, y0 - margin)
+        x1, y1 = min(img.shape[1], x0 + w + 2 * margin), min(img.shape[0], y0 + h + 2 * margin)
+        if len(outline) < 3 or min(x1 - x0, y1 - y0) < 48:
+            return Reading((), (Problem("unreadable", "the tray's outline leaves nothing to read in the image"),))
+        img, origin = img[y0:y1, x0:x1], (x0, y0)
+        outline = outline - np.float32(origin)
+    factor = 1.0
     longest = max(img.shape[:2])
     if longest > MAX_WORK_SIDE:
         # big camera frames are read at a size where dice are still many pixels wide;
         # positions and sizes are given back in the caller's pixels
         factor = READ_SIDE / longest
-        small = cv2.resize(img, (round(img.shape[1] * factor), round(img.shape[0] * factor)), interpolation=cv2.INTER_AREA)
-        dice = [scaled(d, 1 / factor) for d in read_bgr(small, expected).dice]
-        return Reading(tuple(dice), tuple(problems_of(dice, expected)))
-    return read_bgr(img, expected)
+        img = cv2.resize(img, (round(img.shape[1] * factor), round(img.shape[0] * factor)), interpolation=cv2.INTER_AREA)
+        if outline is not None:
+            outline = outline * np.float32(factor)
+    reading = read_bgr(img, expected, outline)
+    if factor == 1.0 and origin == (0, 0):
+        return reading
+    dice = [placed(d, factor, origin) for d in reading.dice]
+    return Reading(tuple(dice), tuple(problems_of(dice, expected)))
 
 
-def scaled(die: DieReading, factor: float) -> DieReading:
-    return replace(die, center=(die.center[0] * factor, die.center[1] * factor), size=die.size * factor)
+def placed(die: DieReading, factor: float, origin: tuple[int, int]) -> DieReading:
+    """A die read in a shrunk (by `factor`) cut-out at `origin`, in the whole image's pixels."""
+    return replace(die, center=(die.center[0] / factor + origin[0], die.center[1] / factor + origin[1]),
+                   size=die.size / factor)
 
 
-def read_bgr(img: np.ndarray, expected: int | None) -> Reading:
-    # only detections that can become dice are read
+def read_bgr(img: np.ndarray, expected: int | None, outline: np.ndarray | None = None) -> Reading:
+    # only detections that can become dice are read, and only those on the tray
     found = detect(img, SURE_DETECTION if expected is None else EXPECTED_FLOOR)
+    if outline is not None:
+        found = [d for d in found if cv2.pointPolygonTest(outline, (float(d.center[0]), float(d.center[1])), False) >= 0]
     probabilities = classify(img, found)
     kept, guessed = select_dice(found, probabilities, expected)
     kept.sort(key=lambda i: (round(found[i].center[1] / max(found[i].size, 1.0)), found[i].center[0]))
@@ -164,11 +194,4 @@ def problems_of(dice: list[DieReading], expected: int | None) -> list[Problem]:
     problems = []
     if expected is not None and expected != len(dice):
         problems.append(Problem("count", f"expected {expected}, found {len(dice)}"))
-    for index, die in enumerate(dice):
-        where = f"die at ({die.center[0]:.0f}, {die.center[1]:.0f})"
-        if die.cocked:
-            problems.append(Problem("cocked", f"{where} looks cocked", index))
-        elif die.confidence < SURE_CONFIDENCE:
-            options = " or ".join(str(v) for v in (die.value, *die.alternatives[:2]))
-            problems.append(Problem("unsure", f"{where} unsure: {options}", index))
-    return problems
+    return problems + die_problems(dice)

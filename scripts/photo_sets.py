@@ -1,0 +1,166 @@
+"""The real photo sets the reader's networks train on: every `train` split under
+../shared/data/dice-photos/ (never a `test` split), as dice with a centre and a size.
+
+Each set's SOURCE.md says what its boxes mean, and the dice are read accordingly:
+  * nell-byler, rune55, dice3: the box is around the die as seen (the top face, and in
+    oblique views some of the sides); its centre stands for the top face's centre and its
+    side for the face's extent. rune55's low side views label the face turned to the camera,
+    which is then the face the reader should read;
+  * tomitomi: the box is the whole 128x128 crop and the face covers about its central 35 to
+    50%. The face is found by the detector shipped in the repository at the time, looking at
+    the crop padded to three times its size (where the die has the size the detector knows);
+    a crop where it finds no die-sized face near the centre is left out. The faces found are
+    cached beside the training data, keyed by the detector file's hash.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+DICE_PHOTOS = ROOT.parent / "shared" / "data" / "dice-photos"
+WHOLE_CROP_SETS = ("tomitomi",)  # boxes are the whole image, not the die
+
+
+@dataclass(frozen=True)
+class PhotoDie:
+    center: tuple[float, float]
+    box_side: float  # the label box's longer side (or the found face's extent)
+    value: int
+    ignore: bool
+    size: float | None = None  # top-face edge when known (found faces), else None
+    angle: float | None = None
+
+
+@dataclass(frozen=True)
+class Photo:
+    set_name: str
+    path: Path
+    dice: tuple[PhotoDie, ...]
+    held_out: bool = False  # kept from training to measure and tune on (`is_held_out`)
+
+    def image(self) -> np.ndarray:
+        return cv2.imread(str(self.path), cv2.IMREAD_COLOR)
+
+
+def set_names(root: Path = DICE_PHOTOS) -> list[str]:
+    return sorted(p.parent.name for p in root.glob("*/manifest.jsonl"))
+
+
+def manifest_rows(root: Path, name: str, split: str) -> list[dict]:
+    if split == "test":
+        raise ValueError("the reader never trains on a test split")
+    rows = []
+    for line in (root / name / "manifest.jsonl").read_text().splitlines():
+        if line.strip():
+            row = json.loads(line)
+            if row.get("split") == split:
+                rows.append(row)
+    return rows
+
+
+def is_held_out(index: int) -> bool:
+    """Whether the `index`-th photo of a set's train split (in manifest order) is held out
+    from training: every tenth. Both networks hold out the same photos, and
+    `cubilete bench vision --split held-out` reads them, so the reader's own constants can be
+    tuned on photos neither network learnt from, never on a test split."""
+    return index % 10 == 9
+
+
+def boxed_photos(root: Path, name: str, split: str) -> list[Photo]:
+    photos = []
+    for index, row in enumerate(manifest_rows(root, name, split)):
+        dice = []
+        for d in row["dice"]:
+            x0, y0, x1, y1 = (float(v) for v in d["box"])
+            dice.append(PhotoDie(((x0 + x1) / 2, (y0 + y1) / 2), max(x1 - x0, y1 - y0), int(d["value"]),
+                                 bool(d.get("ignore", False))))
+        photos.append(Photo(name, root / name / row["image"], tuple(dice), is_held_out(index)))
+    return photos
+
+
+def detector_hash() -> str:
+    from vision.reader.detector import MODEL_PATH
+
+    return hashlib.sha1(MODEL_PATH.read_bytes()).hexdigest()[:12]
+
+
+def found_face(image: np.ndarray) -> tuple[float, float, float, float] | None:
+    """(x, y, edge, angle) of the die face the shipped detector sees near a crop's centre."""
+    from vision.reader.detector import detect
+
+    h, w = image.shape[:2]
+    canvas = cv2.copyMakeBorder(image, h, h, w, w, cv2.BORDER_REPLICATE)
+    centre = (w + (w - 1) / 2, h + (h - 1) / 2)
+    near = [d for d in detect(canvas, 0.2)
+            if math.dist(d.center, centre) < 0.3 * max(h, w) and 0.25 * max(h, w) < d.size < 0.65 * max(h, w)]
+    if not near:
+        return None
+    best = max(near, key=lambda d: d.score)
+    return best.center[0] - w, best.center[1] - h, best.size, best.angle
+
+
+def whole_crop_photos(root: Path, name: str, split: str, cache: Path) -> list[Photo]:
+    """Photos of a set whose box is the whole crop, with the die's face found (module doc)."""
+    path = cache / f"faces-{name}-{split}-{detector_hash()}.json"
+    faces: dict[str, list[float] | None] = json.loads(path.read_text()) if path.exists() else {}
+    rows = manifest_rows(root, name, split)
+    changed = False
+    photos = []
+    for index, row in enumerate(rows):
+        if row["image"] not in faces:
+            image = cv2.imread(str(root / name / row["image"]), cv2.IMREAD_COLOR)
+            face = found_face(image)
+            faces[row["image"]] = None if face is None else [round(v, 2) for v in face]
+            changed = True
+        face = faces[row["image"]]
+        if face is None or len(row["dice"]) != 1:
+            continue
+        x, y, size, angle = face
+        die = PhotoDie((x, y), size * 1.2, int(row["dice"][0]["value"]), False, size, angle)
+        photos.append(Photo(name, root / name / row["image"], (die,), is_held_out(index)))
+    if changed:
+        cache.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(faces))
+    return photos
+
+
+def training_photos(cache: Path, root: Path = DICE_PHOTOS, split: str = "train",
+                    names: list[str] | None = None) -> list[Photo]:
+    """Every photo of `split` of every set under root (see the module doc)."""
+    photos = []
+    for name in names or set_names(root):
+        if name in WHOLE_CROP_SETS:
+            photos += whole_crop_photos(root, name, split, cache)
+        else:
+            photos += boxed_photos(root, name, split)
+    return photos
+
+
+def held_out(photos: list[Photo]) -> tuple[list[Photo], list[Photo]]:
+    """(to fit, held out) by `is_held_out`."""
+    return [p for p in photos if not p.held_out], [p for p in photos if p.held_out]
+
+
+if __name__ == "__main__":
+    import time
+
+    started = time.time()
+    found = training_photos(Path("/tmp/cubilete-photo-sets"))
+    by_set: dict[str, list[int]] = {}
+    for p in found:
+        by_set.setdefault(p.set_name, [0, 0])
+        by_set[p.set_name][0] += 1
+        by_set[p.set_name][1] += len(p.dice)
+    print({k: {"photos": v[0], "dice": v[1]} for k, v in by_set.items()}, f"{time.time() - started:.0f} s")

@@ -1,0 +1,64 @@
+"""The training scripts export networks that OpenCV runs exactly as PyTorch does.
+
+Needs the `train` extra (torch, onnx); skipped with the reason when it is not installed.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+SCRIPTS = Path(__file__).resolve().parent.parent / "scripts"
+
+
+@pytest.fixture(scope="module")
+def torch():
+    torch = pytest.importorskip("torch", reason="the train extra (torch) is not installed: pip install -e '.[train]'")
+    pytest.importorskip("onnx", reason="the train extra (onnx) is not installed: pip install -e '.[train]'")
+    sys.path.insert(0, str(SCRIPTS))
+    yield torch
+    sys.path.remove(str(SCRIPTS))
+
+
+def test_the_detector_runs_in_opencv_as_in_torch(torch, tmp_path: Path) -> None:
+    import train_detector
+
+    from vision.reader.detector import DieDetector
+
+    torch.manual_seed(3)
+    model = train_detector.torch_model()
+    for module in model.modules():  # batch norm statistics as after training, not the identity
+        if isinstance(module, torch.nn.BatchNorm2d):
+            module.running_mean.uniform_(-0.5, 0.5)
+            module.running_var.uniform_(0.5, 2.0)
+    path = tmp_path / "detector.onnx"
+    train_detector.export_onnx(model, path, {"note": "test"})
+    assert json.loads(path.with_suffix(".json").read_text())["trained"] == {"note": "test"}
+    x = np.random.default_rng(1).standard_normal((1, 3, 96, 128)).astype(np.float32)
+    with torch.no_grad():
+        want = model(torch.from_numpy(x)).numpy()[0]
+    np.testing.assert_allclose(DieDetector(path).maps(x), want, rtol=1e-3, atol=1e-3)
+
+
+def test_the_classifier_runs_in_opencv_as_in_torch(torch, tmp_path: Path) -> None:
+    import train_classifier
+
+    from vision.reader.classifier import ValueNet
+    from vision.reader.windows import CHANNELS
+
+    torch.manual_seed(4)
+    model = train_classifier.make_model()
+    model.eval()
+    path = tmp_path / "values.onnx"
+    train_classifier.export_onnx(model, path, {"temperature": 1.5})
+    net = ValueNet(path)
+    side = net.geometry.window_px
+    x = np.random.default_rng(2).standard_normal((3, CHANNELS, side, side)).astype(np.float32)
+    with torch.no_grad():
+        want = model(torch.from_numpy(x)).numpy()
+    np.testing.assert_allclose(net.logits(x), want, rtol=1e-3, atol=1e-3)
+    assert net.temperature == 1.5
