@@ -6,13 +6,13 @@ STAMP  := $(VENV)/.installed
 
 .PHONY: demo test install clean
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml lab/pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
 	  { echo "cubilete needs Python 3.11 or newer (found $$($(PYTHON) --version))"; exit 1; }
 	@$(PYTHON) -c 'import ensurepip, venv' 2>/dev/null || ./scripts/ensure-venv-module
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m pip install --quiet -e '.[dev]' -e ./lab  # the device and the lab (lab/pyproject.toml)
 	@touch $(STAMP)
 
 demo: $(STAMP)

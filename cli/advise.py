@@ -53,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
     from advisor.model import NotASheetGame
     from advisor.tables import find
     from engine import RuleError
-    from firmware.commands.solve import parse_options, state_directory
+    from cli.solve import parse_options, state_directory
 
     try:
         options = parse_options(args.game, args.option)

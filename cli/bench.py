@@ -1,6 +1,6 @@
 """`cubilete bench ...`: benchmark commands that print measured figures.
 
-Each benchmark lives in its own module `firmware.commands.bench_<name>` exposing
+Each benchmark lives in the lab, in its own module `lab.benches.<name>` exposing
 `register(bench_subparsers)`.
 """
 
@@ -16,4 +16,4 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("bench", help="measure speed, accuracy and memory; prints figures")
     benches = parser.add_subparsers(dest="bench", metavar="BENCH", required=True)
     for name in BENCHES:
-        importlib.import_module(f"firmware.commands.bench_{name}").register(benches)
+        importlib.import_module(f"lab.benches.{name}").register(benches)

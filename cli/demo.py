@@ -25,7 +25,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from firmware.demo import DEMO_SEED, quiet_logs, run_demo
+    from lab.demo import DEMO_SEED, quiet_logs, run_demo
 
     quiet_logs()
     result = run_demo(Path(args.state_dir), Path(args.export_dir), quick=args.quick,

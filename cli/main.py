@@ -1,4 +1,4 @@
-"""The `cubilete` command line: a thin dispatcher over `firmware.commands`."""
+"""The `cubilete` command line: a thin dispatcher over `cli`."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = OneLineErrorParser(prog="cubilete", description="The Cubilete dice-game scorer.")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for name in COMMANDS:
-        importlib.import_module(f"firmware.commands.{name}").register(subparsers)
+        importlib.import_module(f"cli.{name}").register(subparsers)
     return parser
 
 

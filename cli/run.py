@@ -28,7 +28,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--state-dir", metavar="DIR", help="event log and snapshots (default from the config)")
     parser.add_argument("--socket", metavar="PATH", help="control socket for USB export results")
     parser.add_argument("--exit-at-end", action="store_true", help="stop when a replayed session ends")
-    # Tests and the soak: a simulated player (firmware.autoplayer) presses the buttons for a
+    # Tests and the soak: a simulated player (lab.autoplayer) presses the buttons for a
     # replayed synthetic session, given the game script (JSON); it reads the session's truth.
     parser.add_argument("--player", metavar="GAME_JSON", help=argparse.SUPPRESS)
     # The soak: a smaller WAL auto-checkpoint (pages) so that every game passes several.
@@ -91,9 +91,9 @@ def simulated_player(game_json: str, camera_spec: str, frame_clock: FrameClock) 
     """The simulated player for a replayed synthetic session (its truth is in session.json)."""
     import json
 
-    from firmware.autoplayer import TruthPlayer
+    from lab.autoplayer import TruthPlayer
     from hardware.camera import parse_camera_spec
-    from vision.session import open_session
+    from hardware.recording import open_session
 
     spec = parse_camera_spec(camera_spec)
     if spec.kind != "replay":

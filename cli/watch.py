@@ -27,7 +27,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from vision.session import ReplaySource, SessionError  # noqa: PLC0415
+    from hardware.recording import ReplaySource, SessionError  # noqa: PLC0415
     from vision.tracker import ThrowTracker  # noqa: PLC0415
 
     if not args.camera.startswith("replay:") or len(args.camera) == len("replay:"):

@@ -259,7 +259,7 @@ def _on_linux() -> bool:
 
 
 class ReplayCamera:
-    """A recorded session (see vision.session) replayed as a camera.
+    """A recorded session (see hardware.recording) replayed as a camera.
 
     realtime=True paces frames by their recorded times; otherwise frames come as fast as
     they are read. fps drops frames as a slower camera would. Frame times are the recorded
@@ -275,9 +275,9 @@ class ReplayCamera:
 
     def start(self) -> None:
         try:
-            from vision.session import ReplaySource  # noqa: PLC0415
+            from hardware.recording import ReplaySource  # noqa: PLC0415
         except ImportError as error:
-            raise CameraError(f"{self.description}: vision.session is not available ({error})") from error
+            raise CameraError(f"{self.description}: hardware.recording is not available ({error})") from error
         if not self.path.is_dir():
             raise CameraError(f"{self.description}: no such session folder")
         try:

@@ -37,7 +37,7 @@ FINAL_TABLE_S = 2.5  # the final table is looked at a while before it is closed
 @dataclass
 class TruthPlayer:
     """game: the game script (steps with "throw" and an optional "score": category id).
-    truth: the session's truth (vision.session_synth). service: returns the running Service."""
+    truth: the session's truth (lab.sessions.synth). service: returns the running Service."""
 
     game: Sequence[dict[str, Any]]
     truth: dict[str, Any]

@@ -1,11 +1,11 @@
 """`cubilete demo` (what `make demo` runs): a two-player Generala game played through the
 whole device.
 
-A seeded synthetic session of the game (vision.session_synth, in ./demo-state/session) is
+A seeded synthetic session of the game (lab.sessions.synth, in ./demo-state/session) is
 replayed as the camera through the real reader and throw tracker into the service's state
 machine and event log, with scripted presses (hardware.buttons.ScriptedButtons, on the
 session's clock). The script (./demo-state/buttons.txt) comes from a rehearsal: a simulated
-player (firmware.autoplayer) plays the session once without a screen, looking at the dice
+player (lab.autoplayer) plays the session once without a screen, looking at the dice
 as they really lie: it answers the device's questions about unsure dice truthfully and
 fills the box the game script says. The OLED is drawn in the terminal. At the end the final table is printed and the game's logs
 are exported to ./demo-export/ with the USB exporter's code (its ledger in ./demo-state/).
@@ -54,7 +54,7 @@ class DemoResult:
 
 
 def session_config() -> Any:
-    from vision.session_synth import SessionConfig
+    from lab.sessions.synth import SessionConfig
 
     # Players take about two seconds to look at the screen and press; no camera frames are
     # needed at 30 fps while nothing moves.
@@ -96,7 +96,7 @@ def run_demo(state_dir: Path, export_dir: Path, *, quick: bool = False, interact
     import cv2
 
     from firmware.export.exporter import export_games
-    from firmware.scripted_game import (
+    from lab.scripted_game import (
         GAME_CONFIG, make_scripted_session, render_session, replay_service, session_clock,
     )
     from hardware.buttons import KEYS_HELP, KeyboardButtons, ScriptedButtons

@@ -1,18 +1,18 @@
 """A game played by script: what the players throw (a synthetic camera session made by
-vision.session_synth) and the buttons they press (a button script on the session's clock).
+lab.sessions.synth) and the buttons they press (a button script on the session's clock).
 
 The demo, the soak test and `cubilete bench appliance` run the real service on such a game:
 the session replays through the reader and tracker as a camera would deliver it, and the
 presses follow the session's clock (see `cubilete run`), so a game plays the same at any
 speed and on every run.
 
-A game script is a list of session steps (vision.session_script's JSON form); a throw may
+A game script is a list of session steps (lab.sessions.script's JSON form); a throw may
 say which box the player fills after it:
 
     {"throw": [2, 3, 4, 5, 6], "score": "straight"}
     {"clear": true}
 
-The presses are not written by hand: a simulated player (firmware.autoplayer) plays the
+The presses are not written by hand: a simulated player (lab.autoplayer) plays the
 session on the real service, answering the device's questions with what the dice really
 show; its presses are saved as a button script that `ScriptedButtons` replays exactly
 (the soak and the benchmark rehearse once, then replay the script).
@@ -90,8 +90,8 @@ def render_session(folder: Path, game: Sequence[dict[str, Any]], seed: int,
     """Render the game's session (seeded, so always the same) into `folder`/session."""
     import numpy as np
 
-    from vision.session_script import parse_script
-    from vision.session_synth import SessionConfig, generate_session
+    from lab.sessions.script import parse_script
+    from lab.sessions.synth import SessionConfig, generate_session
 
     session = generate_session(folder / "session", parse_script(session_steps(game)),
                                np.random.default_rng(seed), config or SessionConfig())
@@ -103,7 +103,7 @@ def play_session(session: Path, truth: dict[str, Any], game: Sequence[dict[str, 
                  display: Any, language: str = "es", config_text: str = GAME_CONFIG) -> Any:
     """The simulated player plays the session on the real service; returns the player (its
     presses) once the replay has ended."""
-    from firmware.autoplayer import TruthPlayer
+    from lab.autoplayer import TruthPlayer
 
     holder: dict[str, Any] = {}
     player = TruthPlayer(game, truth, lambda: holder.get("service"))

@@ -1,12 +1,12 @@
 """The power-cut soak: whole games in the real service, killed with SIGKILL at moments spread
 over the game, restarted, and checked event by event after every kill.
 
-    python -m firmware.soak --kills 1000          (prints a summary; exit 1 on any failure)
+    python -m lab.soak --kills 1000          (prints a summary; exit 1 on any failure)
 
-The game (firmware.soak_game) is a two-player Cacho game of about 65 events with throws,
+The game (lab.soak_game) is a two-player Cacho game of about 65 events with throws,
 dice turned over, corrections, a score undone and scored again, and cross-outs. It is
 rendered once as a synthetic camera session and played by `cubilete run` (replay camera,
-reader, tracker, state machine, event log), with the simulated player (firmware.autoplayer)
+reader, tracker, state machine, event log), with the simulated player (lab.autoplayer)
 pressing the buttons in every run: it looks at the screen and the dice, as the players
 would after a restart. `--scripted-buttons` replays the presses of a rehearsal blind
 instead (as the old soak did).
@@ -46,9 +46,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
-from firmware.soak_game import CONFIG, SOAK_GAME, SOAK_SEED
-from firmware.soak_log import LogCheck, check_log, finished, first_difference, wal_checkpoint_sequence
-from firmware.soak_service import Run, Timeline, run_service, trimmed_session
+from lab.soak_game import CONFIG, SOAK_GAME, SOAK_SEED
+from lab.soak_log import LogCheck, check_log, finished, first_difference, wal_checkpoint_sequence
+from lab.soak_service import Run, Timeline, run_service, trimmed_session
 
 MIN_GAME_EVENTS = 40
 STUCK_S = 10.0  # a restarted game that records nothing this long after its next event was due is stuck
@@ -146,7 +146,7 @@ class Soak:
         return path
 
     def play_game(self, kills: int) -> None:
-        from firmware.scripted_game import write_button_script
+        from lab.scripted_game import write_button_script
 
         result = self.result
         result.games += 1
@@ -313,8 +313,8 @@ def run_soak(kills: int, work: Path, seed: int = 1, game: Sequence[dict[str, Any
              kills_per_game: tuple[int, int] = (15, 25), simulated: bool = True, config_text: str = CONFIG,
              session_seed: int = SOAK_SEED, log: Any = None) -> SoakResult:
     """Kill the service `kills` times over as many games as that takes (see the module)."""
-    from firmware.demo import session_config
-    from firmware.scripted_game import make_scripted_session, render_session
+    from lab.demo import session_config
+    from lab.scripted_game import make_scripted_session, render_session
 
     started = time.monotonic()
     result = SoakResult()
@@ -337,7 +337,7 @@ def run_soak(kills: int, work: Path, seed: int = 1, game: Sequence[dict[str, Any
         player.write_text(json.dumps({"steps": steps, "games_before": 0}), encoding="utf-8")
     buttons = None
     if not simulated:
-        from firmware.scripted_game import write_button_script
+        from lab.scripted_game import write_button_script
 
         buttons = write_button_script(reference_dir / "buttons.txt", presses)
     run = run_service(reference_dir, reference_dir / "state", session, player=player, buttons=buttons,
@@ -382,7 +382,7 @@ def run_soak(kills: int, work: Path, seed: int = 1, game: Sequence[dict[str, Any
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m firmware.soak", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m lab.soak", description=__doc__.split("\n\n")[0])
     parser.add_argument("--kills", type=int, default=200)
     parser.add_argument("--seed", type=int, default=1, help="seed of the kill moments")
     parser.add_argument("--kills-per-game", type=int, nargs=2, default=(15, 25), metavar=("MIN", "MAX"))

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
-from firmware.soak_game import CONFIG
+from lab.soak_game import CONFIG
 
 RECORDED = re.compile(r"recorded game=(\S+) seq=(\d+) type=(\S+) t=([-0-9.]+)")
 READY = "ready:"
@@ -84,7 +84,7 @@ def run_service(work: Path, state_dir: Path, session: Path, *, player: Path | No
     config = work / "soak.toml"
     config.write_text(config_text.format(language="es"), encoding="utf-8")
     presses = ["--player", str(player)] if player is not None else ["--buttons", f"script:{buttons}"]
-    command = [sys.executable, "-m", "firmware.cli", "run", "--config", str(config),
+    command = [sys.executable, "-m", "cli.main", "run", "--config", str(config),
                "--camera", f"replay:{session}", *presses, "--display", "dummy",
                "--state-dir", str(state_dir), "--socket", str(work / "control.sock"), "--exit-at-end"]
     if wal_autocheckpoint is not None:

@@ -3,8 +3,8 @@
 Used by `scripts/train_classifier.py` (see there for the command line). Three sources:
   * real photos: the `train` split of every photo set (`photo_sets`; never a test split),
     divided by photo into a fitting part and a held-out part;
-  * pictures with no die (`vision.synth.clutter`);
-  * synthetic scenes from `vision.synth`, drawn with widely varied options (die sizes 16 to
+  * pictures with no die (`lab.synth.clutter`);
+  * synthetic scenes from `lab.synth`, drawn with widely varied options (die sizes 16 to
     110 px, 1 to 12 dice touching or not, oblique views with side faces, cocked dice, trays,
     hands, every die style, blur, noise, JPEG), cached as files under a work folder.
 A scene is an encoded image plus its dice: centre, top-face edge, edge angle, value, and
@@ -90,8 +90,8 @@ def photo_scenes(photos: list[photo_sets.Photo]) -> list[Scene]:
 
 
 def negative_scenes(count: int, seed: int) -> list[Scene]:
-    """Pictures with no die, picture i drawn from rng [seed, i] (`vision.synth.clutter`)."""
-    from vision.synth.clutter import negative_image
+    """Pictures with no die, picture i drawn from rng [seed, i] (`lab.synth.clutter`)."""
+    from lab.synth.clutter import negative_image
 
     scenes = []
     for i in range(count):
@@ -113,7 +113,7 @@ def random_synthetic_spec(rng: np.random.Generator, kind: str = "wide"):
     "marbled" = the same with marbled dice only (the hardest to read); "smoky" = the same with
     dark see-through dice only (the pips of the hidden faces show); "game" = the game scenes
     of `random_scene`'s defaults (5 dice, 640x480, 40-90 px)."""
-    from vision.synth import random_scene
+    from lab.synth import random_scene
 
     if kind == "game":
         return random_scene(rng)
@@ -140,7 +140,7 @@ def random_synthetic_spec(rng: np.random.Generator, kind: str = "wide"):
 def synthetic_scenes(n: int, seed: int, cache_dir: Path, log=print, kind: str = "wide") -> list[Scene]:
     """n synthetic scenes of a kind (see random_synthetic_spec) for a seed, rendered once and
     cached in cache_dir."""
-    from vision.synth import render
+    from lab.synth import render
 
     path = cache_dir / (f"synth-{seed}-{n}.pkl" if kind == "wide" else f"synth-{kind}-{seed}-{n}.pkl")
     if path.exists():

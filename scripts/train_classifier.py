@@ -14,10 +14,10 @@ Data (see `scripts/classifier_data.py`); nothing of a manifest's `test` split is
   * the `train` split of every photo set under ../shared/data/dice-photos/ (`photo_sets`);
     every tenth photo of each set is held out (the detector holds out the same ones), to
     measure and to fit the softmax temperature;
-  * synthetic scenes rendered by `vision.synth`: `--synthetic` drawn from wide options,
+  * synthetic scenes rendered by `lab.synth`: `--synthetic` drawn from wide options,
     `--marbled` the same with marbled dice only, `--smoky` with dark see-through dice only,
     `--game` like the game scenes of `random_scene`; plus held-out wide and game scenes;
-  * `--negatives` pictures with no die (`vision.synth.clutter`: text, grids, checkerboards,
+  * `--negatives` pictures with no die (`lab.synth.clutter`: text, grids, checkerboards,
     gradients, noise, wood; seeds [seed + 7, i], never the bench's): windows anywhere on them
     and at the detector's detections, all "not a die";
   * with `--mine 1`, windows where the shipped detector (`vision.reader.detector`) finds

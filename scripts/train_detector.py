@@ -8,13 +8,13 @@ Data (nothing of a `test` split is ever read):
   * the `train` split of every photo set under ../shared/data/dice-photos/ (`photo_sets`:
     nell-byler, rune55, dice3, tomitomi); every tenth photo of each set is held out to report
     figures (`photo_sets.is_held_out`; the classifier holds out the same ones). Crops are drawn from a set chosen by `SET_WEIGHTS`, so no one camera dominates;
-  * synthetic scenes rendered by `vision.synth` (scene i of `--synth-seed` S uses
+  * synthetic scenes rendered by `lab.synth` (scene i of `--synth-seed` S uses
     `np.random.default_rng([S, i])`; the bench's scenes are seed 1 and 2, never used here):
     1 to 15 dice from 14 px to half the frame, touching, cocked, oblique with side faces,
     under hands, in trays, on every background; some in greyscale, some seen through a round
     opening (a tube or a cup), some with clutter over an edge of the frame (text, grids,
-    checkerboards, wood: `vision.synth.clutter`); rendered once into `--work`;
-  * pictures with no die at all (`vision.synth.clutter.negative_image`, seeds [S + 5, i];
+    checkerboards, wood: `lab.synth.clutter`); rendered once into `--work`;
+  * pictures with no die at all (`lab.synth.clutter.negative_image`, seeds [S + 5, i];
     the bench's negatives use other seeds).
 Every crop is augmented: scale (dice from 9 to 170 px at the network input), any rotation,
 flips, colour / brightness / contrast / gamma / hue, greyscale, blur, noise, JPEG, light
@@ -137,7 +137,7 @@ def through_opening(rng: np.random.Generator, image: np.ndarray, boxes: list[tup
 def render_synthetic(cache: Path, count: int, seed: int) -> None:
     """Render scenes 0..count-1 of `seed` into cache (skips those already there)."""
     from vision import synth
-    from vision.synth.clutter import clutter_strip
+    from lab.synth.clutter import clutter_strip
 
     cache.mkdir(parents=True, exist_ok=True)
     started = time.time()
@@ -185,8 +185,8 @@ def load_synthetic(cache: Path, count: int) -> list[Sample]:
 
 
 def negative_pictures(count: int, seed: int) -> list[Sample]:
-    """Pictures with no die (`vision.synth.clutter`), picture i drawn from rng [seed, i]."""
-    from vision.synth.clutter import negative_image
+    """Pictures with no die (`lab.synth.clutter`), picture i drawn from rng [seed, i]."""
+    from lab.synth.clutter import negative_image
 
     out = []
     for i in range(count):
@@ -533,8 +533,8 @@ def losses(maps, targets):
 def evaluate(model_path: Path, samples: list[Sample], thresholds=(0.3, 0.4, 0.5)) -> dict:
     """Detection recall / precision with the bench's matching, and localisation errors."""
     from vision.reader.detector import DieDetector
-    from vision.reader.detector_eval import match_detections
-    from vision.reader.evaluate import LabelledDie
+    from lab.reader_eval.detector_eval import match_detections
+    from lab.reader_eval.evaluate import LabelledDie
 
     detector = DieDetector(model_path)
     figures = {}

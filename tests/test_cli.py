@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from firmware.cli import COMMANDS, build_parser, main
+from cli.main import COMMANDS, build_parser, main
 
 
 def test_every_command_is_registered() -> None:

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from firmware.cli import build_parser
+from cli.main import build_parser
 from tests.conftest import PROJECT_ROOT
 
 SYSTEMD = PROJECT_ROOT / "systemd"

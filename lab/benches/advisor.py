@@ -35,7 +35,7 @@ def run(args: argparse.Namespace) -> int:
     for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ[name] = "1"  # one thread, as on the Pi (read when numpy loads)
     from engine import GAMES
-    from firmware.commands.solve import state_directory
+    from cli.solve import state_directory
 
     state_dir = state_directory(args.state_dir, args.config)
     wanted = [g for g in args.games.split(",") if g] or [g.id for g in GAMES.values()

@@ -20,7 +20,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from firmware.scripted_game import GAME_CONFIG
+from lab.scripted_game import GAME_CONFIG
 
 TARGET_RSS_MB = 150.0
 TARGET_LATENCY_MS = 300.0
@@ -40,7 +40,7 @@ def _service(work: Path, name: str, camera: str, buttons: str) -> tuple[dict, fl
     stats = work / f"{name}-stats.json"
     config = work / "bench.toml"
     config.write_text(GAME_CONFIG.format(language="es"), encoding="utf-8")
-    command = [sys.executable, "-m", "firmware.cli", "run", "--config", str(config), "--camera", camera,
+    command = [sys.executable, "-m", "cli.main", "run", "--config", str(config), "--camera", camera,
                "--buttons", buttons, "--display", "dummy", "--state-dir", str(work / f"{name}-state"),
                "--socket", str(work / f"{name}.sock"), "--exit-at-end", "--stats-out", str(stats),
                "--log-level", "warning"]
@@ -66,9 +66,9 @@ def _decode_share(session: Path, fps: float, frames: int = 150) -> float:
 
 
 def run(args: argparse.Namespace) -> int:
-    from firmware.demo import DEMO_GAME
-    from firmware.scripted_game import make_scripted_session
-    from vision.session_synth import SessionConfig
+    from lab.demo import DEMO_GAME
+    from lab.scripted_game import make_scripted_session
+    from lab.sessions.synth import SessionConfig
 
     with tempfile.TemporaryDirectory(prefix="cubilete-bench-") as temporary:
         work = Path(args.keep or temporary)

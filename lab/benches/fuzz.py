@@ -1,7 +1,7 @@
 """`cubilete bench fuzz`: hostile inputs through the reader, each in a process of its own.
 
 Files go through `cubilete read`'s own path (vision.image_file, then the reader), arrays
-straight to `vision.reader.read_dice` (see vision.fuzz_inputs for what they are). The models
+straight to `vision.reader.read_dice` (see lab.fuzz_inputs for what they are). The models
 are loaded once; each input is then read in a child forked from that process, so its wall
 time is the input's alone and its peak memory (VmHWM) is what a `cubilete read` of that
 file would peak at, and a crash (a signal) or a hang of one input is seen and counted
@@ -54,7 +54,7 @@ def read_one(path: str | None, array: Any) -> dict[str, Any]:
     outcome: dict[str, Any] = {}
     try:
         if path is not None:
-            from firmware.commands.read import read_images
+            from cli.read import read_images
 
             out = io.StringIO()
             args = argparse.Namespace(images=[path], json=True, expect=None, debug_dir=None)
@@ -120,8 +120,8 @@ def run(args: argparse.Namespace) -> int:
     import cv2
     from PIL import Image
 
-    import firmware.commands.read  # noqa: F401  (imported once, not in every child)
-    from vision.fuzz_inputs import fuzz_inputs
+    import cli.read  # noqa: F401  (imported once, not in every child)
+    from lab.fuzz_inputs import fuzz_inputs
     from vision.reader.reader import load_models
 
     cv2.setNumThreads(1)

@@ -1,6 +1,6 @@
 """`cubilete bench tracker`: the throw tracker on seeded synthetic sessions, against their truth.
 
-Sessions come from `vision.session_synth` (random game-like scripts: throws, pick-ups and
+Sessions come from `lab.sessions.synth` (random game-like scripts: throws, pick-ups and
 rethrows, turned and nudged dice, dice leaving the tray, hands, cocked dice, camera faults)
 at 640x480 and 30 fps. The tracker reads with `TruthReader` (the true dice), so the figures
 are the tracker's own: settle latency (the last die stopping -> the settled event), settled
@@ -37,9 +37,9 @@ def run(args: argparse.Namespace) -> int:
     import numpy as np  # noqa: PLC0415
 
     from vision.motion import MotionDetector  # noqa: PLC0415
-    from vision.session_script import random_script  # noqa: PLC0415
-    from vision.session_synth import SessionConfig, synthesize  # noqa: PLC0415
-    from vision.session_truth import Score, TruthReader, score_events  # noqa: PLC0415
+    from lab.sessions.script import random_script  # noqa: PLC0415
+    from lab.sessions.synth import SessionConfig, synthesize  # noqa: PLC0415
+    from lab.sessions.truth import Score, TruthReader, score_events  # noqa: PLC0415
     from vision.tracker import ThrowTracker, TrackerConfig  # noqa: PLC0415
 
     if args.sessions < 1 or args.turns < 1:

@@ -3,7 +3,7 @@
 Reads every photo of a manifest (JSON lines as in
 `../shared/data/dice-photos/nell-byler/manifest.jsonl`: `{"image", "split", "dice":
 [{"value", "box": [x0, y0, x1, y1], "ignore"?}]}`), or of N synthetic scenes rendered by
-`vision.synth`, and prints: photos exactly right, per-die accuracy, wrong values, misses,
+`lab.synth`, and prints: photos exactly right, per-die accuracy, wrong values, misses,
 extras, accuracy per face value, median and 95th-percentile milliseconds per photo (reading
 only, on one OpenCV thread), and the calibration figure: how many dice read as sure
 (confidence >= 0.9, not cocked) had the wrong value.
@@ -24,7 +24,7 @@ counts a matched die with the right value as right even when the reader reported
 "right and sure" (the dice a device scores without asking) and "matched dice reported
 unsure" are printed beside it, and the calibration line counts only dice read as sure.
 
-Synthetic scenes are the issue's game scenes: `vision.synth.random_scene` defaults, 5 dice
+Synthetic scenes are the issue's game scenes: `lab.synth.random_scene` defaults, 5 dice
 in a 640x480 image, top faces 40-90 px, die styles and colours drawn per die or as a
 matched set, touching allowed, tilted cameras; dice cocked or less than 60% visible are
 labelled "ignore".
@@ -60,7 +60,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     source = parser.add_mutually_exclusive_group()
     source.add_argument("--manifest", type=Path, help="JSON-lines manifest of labelled photos")
-    source.add_argument("--synthetic", type=int, metavar="N", help="render N synthetic scenes with vision.synth and read them")
+    source.add_argument("--synthetic", type=int, metavar="N", help="render N synthetic scenes with lab.synth and read them")
     source.add_argument("--suite", type=Path, metavar="DIR",
                         help="every manifest.jsonl under DIR (its test split unless --split), each photo read with "
                              "its own dice count as the device does; one table, a row per set")
@@ -135,13 +135,13 @@ def run(args: argparse.Namespace) -> int:
 
 def load_photos(args: argparse.Namespace, scratch: Path):
     """(title, root, photos) or an exit code after a one-line error."""
-    from vision.reader.evaluate import load_manifest
+    from lab.reader_eval.evaluate import load_manifest
 
     if args.synthetic is not None:
         try:
             manifest, root = synthetic_manifest(args.synthetic, args.seed, scratch)
         except ImportError as error:
-            print(f"cubilete bench vision: synthetic scenes need vision.synth ({error})", file=sys.stderr)
+            print(f"cubilete bench vision: synthetic scenes need lab.synth ({error})", file=sys.stderr)
             return 2
         title = f"synthetic scenes: {args.synthetic} (seed {args.seed})"
     else:
@@ -162,7 +162,7 @@ def load_photos(args: argparse.Namespace, scratch: Path):
 def bench_reading(args: argparse.Namespace, title: str, root: Path, photos: list) -> int:
     import cv2
 
-    from vision.reader.evaluate import format_summary, match_photo, summarise
+    from lab.reader_eval.evaluate import format_summary, match_photo, summarise
     from vision.reader.reader import read_dice
 
     results = []
@@ -197,7 +197,7 @@ def bench_reading(args: argparse.Namespace, title: str, root: Path, photos: list
 
 def bench_suite(args: argparse.Namespace) -> int:
     """One row per photo set under --suite (and one for --negatives): the table of the issue."""
-    from vision.reader.evaluate import load_manifest
+    from lab.reader_eval.evaluate import load_manifest
     from vision.reader.reader import load_models
 
     if args.expect is None:
@@ -236,7 +236,7 @@ def read_set(args: argparse.Namespace, root: Path, photos: list):
     """The summary of reading every photo of one set, or None when a photo is missing."""
     import cv2
 
-    from vision.reader.evaluate import match_photo, summarise
+    from lab.reader_eval.evaluate import match_photo, summarise
     from vision.reader.reader import read_dice
 
     results = []
@@ -261,9 +261,9 @@ def read_negatives(count: int, seed: int) -> dict:
     kinds in turn), read without a dice count."""
     import numpy as np
 
-    from vision.reader.evaluate import percentile
+    from lab.reader_eval.evaluate import percentile
     from vision.reader.reader import read_dice
-    from vision.synth.clutter import NEGATIVE_KINDS, negative_image
+    from lab.synth.clutter import NEGATIVE_KINDS, negative_image
 
     with_dice, dice, sure, ms = 0, 0, 0, []
     by_kind: dict[str, int] = {}
@@ -318,8 +318,8 @@ def bench_detection(args: argparse.Namespace, title: str, root: Path, photos: li
     import numpy as np
 
     from vision.reader.detector import THRESHOLD, detector
-    from vision.reader.detector_eval import match_detections
-    from vision.reader.evaluate import percentile
+    from lab.reader_eval.detector_eval import match_detections
+    from lab.reader_eval.evaluate import percentile
 
     thresholds = sorted({0.15, 0.2, THRESHOLD, 0.4, 0.5, 0.6})
     tally = {t: [0, 0, 0, 0] for t in thresholds}  # found, missed, extra, photos all found and none extra
@@ -385,7 +385,7 @@ def write_debug(folder: Path, photo, image, marks: list) -> None:
     """An annotated copy of a photo: label boxes, and each prediction with its text."""
     import cv2
 
-    from vision.reader.evaluate import match_centres
+    from lab.reader_eval.evaluate import match_centres
 
     out = image.copy()
     match = match_centres(photo.dice, [m[0] for m in marks])
@@ -407,7 +407,7 @@ def write_debug(folder: Path, photo, image, marks: list) -> None:
 
 def synthetic_manifest(count: int, seed: int, folder: Path) -> tuple[Path, Path]:
     """Render `count` random game scenes (5 dice, 640x480, dice 40-90 px) with
-    vision.synth into `folder`; returns (manifest, root). Cocked and mostly hidden dice
+    lab.synth into `folder`; returns (manifest, root). Cocked and mostly hidden dice
     are labelled "ignore" by the generator."""
     from vision import synth
 

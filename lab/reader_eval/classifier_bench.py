@@ -1,13 +1,13 @@
 """How well the die-value classifier reads dice whose top face is known (oracle boxes).
 
-    python -m vision.reader.classifier_bench [--manifest FILE] [--split test | --held-out]
-    python -m vision.reader.classifier_bench --synthetic 200 [--seed 1]
+    python -m lab.reader_eval.classifier_bench [--manifest FILE] [--split test | --held-out]
+    python -m lab.reader_eval.classifier_bench --synthetic 200 [--seed 1]
 
 This measures the classifier alone: every labelled die is handed to `classify_dice` at its
 label's box, so detection errors do not count (`cubilete bench vision` measures the whole
 reader). For a photo manifest the box centre is the die's centre, the box side turned into
 a top-face edge at the edge angle measured in the image (`edge_angle`, `edge_from_box`);
-synthetic scenes (`vision.synth.random_scene` game scenes: 5 dice, 640x480, 40-90 px) give
+synthetic scenes (`lab.synth.random_scene` game scenes: 5 dice, 640x480, 40-90 px) give
 the exact top face. Dice labelled ignore, synthetic cocked dice and dice less than 60%
 visible are left out. `--held-out` takes the train-split photos the model was NOT fitted on
 (their names are stored in the model file), the only real photos the classifier may be
@@ -95,7 +95,7 @@ def measure_manifest(manifest: Path, root: Path, photos: set[str] | None, split:
 
 
 def measure_synthetic(n: int, seed: int, tta) -> Tally:
-    from vision.synth import random_scene, render
+    from lab.synth import random_scene, render
 
     rng = np.random.default_rng(seed)
     tally = Tally()
@@ -150,7 +150,7 @@ def held_out_photos(model: Path = MODEL_PATH) -> set[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m vision.reader.classifier_bench", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m lab.reader_eval.classifier_bench", description=__doc__.splitlines()[0])
     source = parser.add_mutually_exclusive_group()
     source.add_argument("--split", help="photos of this split of the manifest (e.g. test)")
     source.add_argument("--held-out", action="store_true", help="the train-split photos the model was not fitted on")

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Sequence
 
 from vision.reader.detector import Detection
-from vision.reader.evaluate import LabelledDie, match_centres
+from lab.reader_eval.evaluate import LabelledDie, match_centres
 
 
 @dataclass

@@ -14,8 +14,8 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from .synth import DieSpec, Occluder
-from .synth.geometry import die_pose, rotation_about
+from lab.synth import DieSpec, Occluder
+from lab.synth.geometry import die_pose, rotation_about
 
 Point = tuple[float, float]
 

@@ -4,10 +4,10 @@
     synthetic = synthesize(script, rng, SessionConfig(width=320, height=240))  # in memory
     for frame in synthetic.frames(): ...
 
-The players' actions (vision.session_script) become motion (vision.session_motion): the cup
+The players' actions (lab.sessions.script) become motion (lab.sessions.motion): the cup
 comes in from an edge and the dice tumble out, bounce, roll and stop one after the other;
 a hand picks dice up, turns one over, nudges one; dice roll off the tray. The scenes are
-rendered by vision.synth, then the camera's faults are added: exposure flicker and steps,
+rendered by lab.synth, then the camera's faults are added: exposure flicker and steps,
 mains flicker bands rolling through the rows, a lamp drifting slowly, shadows of people
 walking past, motion blur of rolling dice, sensor noise and JPEG.
 
@@ -26,15 +26,15 @@ from typing import Any, Iterator, Sequence
 import cv2
 import numpy as np
 
-from .session import Frame, Session, SessionWriter, open_session
-from .session_motion import DieTimeline, OccluderPath, Point, Rest, Roll, Slide
-from .session_script import (
+from hardware.recording import Frame, Session, SessionWriter, open_session
+from lab.sessions.motion import DieTimeline, OccluderPath, Point, Rest, Roll, Slide
+from lab.sessions.script import (
     ClearTray, HandPass, HandRest, Nudge, Pause, Step, Throw, TurnOver, random_script, script_to_json,
 )
-from .synth import DieSpec, Occluder, SceneSpec, random_scene, render
-from .synth.geometry import Camera, die_pose
-from .synth.renderer import base_layer
-from .synth.shapes import occluder_mask
+from lab.synth import DieSpec, Occluder, SceneSpec, random_scene, render
+from lab.synth.geometry import Camera, die_pose
+from lab.synth.renderer import base_layer
+from lab.synth.shapes import occluder_mask
 
 QUIET_NEEDED_S = 0.5  # a rest shorter than this need not be reported by the tracker
 SKIN = ((140, 170, 225), (95, 130, 185), (60, 85, 130), (165, 190, 230))
@@ -97,7 +97,7 @@ def generate_session(path: str | Path, script: Sequence[Step] | None = None,
     """Synthesize a session and write it as a session folder (JPEG frames + session.json)."""
     synthetic = synthesize(script, rng, config, dice_count)
     writer = SessionWriter(path, config.fps, jpeg_quality=config.jpeg_quality,
-                           meta={"generator": "vision.session_synth", "width": config.width,
+                           meta={"generator": "lab.sessions.synth", "width": config.width,
                                  "height": config.height})
     writer.truth = synthetic.truth
     for frame in synthetic.frames():

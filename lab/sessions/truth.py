@@ -1,6 +1,6 @@
 """The ground truth of a synthetic session, a reader that knows it, and scoring tracker events.
 
-The truth (session.json "truth", written by vision.session_synth) lists every moment the
+The truth (session.json "truth", written by lab.sessions.synth) lists every moment the
 scene comes to rest (`settles`: t_stop, what the tracker should report, the dice with their
 values, image positions and moves), plus the intervals when dice moved and hands were in view.
 
@@ -18,8 +18,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from .reading import DieReading, Reading
-from .tracker_events import DiceRemoved, ThrowSettled, TrackerEvent, TrayEmpty
+from vision.reading import DieReading, Reading
+from vision.tracker_events import DiceRemoved, ThrowSettled, TrackerEvent, TrayEmpty
 
 # The event names the truth uses for what the tracker should report.
 EXPECTED_EVENTS = {"settled": ThrowSettled.name, "dice_removed": DiceRemoved.name, "tray_empty": TrayEmpty.name}

@@ -14,7 +14,7 @@ are cached, so a frame costs a few milliseconds:
     frame = render(dataclasses.replace(scene, dice=(moved, *scene.dice[1:]), occluders=(hand,), seed=7))
 
 `seed` only picks the sensor noise, so each frame of a sequence gets its own.
-`write_manifest` and `python -m vision.synth` write scene sets for `cubilete bench vision`.
+`write_manifest` and `python -m lab.synth` write scene sets for `cubilete bench vision`.
 """
 
 from .geometry import COCKED_DEG, resting_orientation, turned

@@ -1,5 +1,5 @@
-"""`python -m vision.synth --out DIR --n 200 --seed 1`: write random scenes and a manifest.
-`python -m vision.synth --bench`: print how long rendering takes."""
+"""`python -m lab.synth --out DIR --n 200 --seed 1`: write random scenes and a manifest.
+`python -m lab.synth --bench`: print how long rendering takes."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from .spec import BACKGROUND_KINDS, DIE_STYLES
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m vision.synth",
+    parser = argparse.ArgumentParser(prog="python -m lab.synth",
                                      description="Render random dice scenes with a manifest.jsonl of their labels.")
     parser.add_argument("--out", help="folder to write images/ and manifest.jsonl into")
     parser.add_argument("--bench", action="store_true", help="time rendering instead of writing scenes")
@@ -62,7 +62,7 @@ def main(argv: list[str] | None = None) -> int:
             max_view_deg=args.max_view, cocked_prob=args.cocked, occluder_prob=args.occluders, tray_prob=args.tray,
             styles=styles, backgrounds=backgrounds)
     except ValueError as e:
-        print(f"python -m vision.synth: {e}", file=sys.stderr)
+        print(f"python -m lab.synth: {e}", file=sys.stderr)
         return 2
     print(f"{args.n} scenes in {time.perf_counter() - start:.1f} s: {path}")
     return 0

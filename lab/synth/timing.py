@@ -1,4 +1,4 @@
-"""How long rendering takes: `python -m vision.synth --bench`.
+"""How long rendering takes: `python -m lab.synth --bench`.
 
 Measures on one thread (cv2.setNumThreads(1)) with CPU time, so other work on the machine
 disturbs the figures less than wall-clock time would; both are printed.

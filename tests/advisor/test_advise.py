@@ -17,7 +17,7 @@ from advisor.model import NotASheetGame
 from advisor.solver import Rows, solve
 from advisor.tables import Table, build, find, game_model, load, save, shipped_path
 from engine import events as ev
-from firmware.cli import main
+from cli.main import main
 from tests.advisor.reference import Reference, one_player
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from firmware.cli import main
+from cli.main import main
 
 
 def test_bench_advisor_prints_a_row_per_game_and_skips_missing_tables(tmp_path: Path, capsys) -> None:

@@ -185,7 +185,7 @@ def start_once(case: HostileConfig, folder: Path, python: str, cwd: Path,
 
     config = case.make(folder)
     state = folder / "state"
-    command = [python, "-m", "firmware.cli", "run", "--config", str(config), "--state-dir", str(state),
+    command = [python, "-m", "cli.main", "run", "--config", str(config), "--state-dir", str(state),
                "--socket", str(folder / "control.sock"), *parts]
     if case.name == "state-dir-is-a-file":
         command[command.index("--state-dir"):command.index("--state-dir") + 2] = []

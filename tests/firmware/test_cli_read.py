@@ -9,7 +9,7 @@ import cv2
 import numpy as np
 import pytest
 
-from firmware.cli import main
+from cli.main import main
 
 
 @pytest.fixture(scope="module")
@@ -123,7 +123,7 @@ def test_bench_vision_needs_something_to_read(capsys: pytest.CaptureFixture[str]
 
 
 def test_negative_pictures_are_seeded() -> None:
-    from vision.synth.clutter import NEGATIVE_KINDS, negative_image
+    from lab.synth.clutter import NEGATIVE_KINDS, negative_image
 
     for kind in NEGATIVE_KINDS:
         first = negative_image(np.random.default_rng([1, 2]), 160, 120, kind)
@@ -135,7 +135,7 @@ def test_negative_pictures_are_seeded() -> None:
 
 def test_strange_files_are_errors_and_every_other_photo_is_still_read(
         scene_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from vision.fuzz_inputs import bmp_claiming, png_bomb
+    from lab.fuzz_inputs import bmp_claiming, png_bomb
 
     huge_bmp = tmp_path / "huge.bmp"
     huge_bmp.write_bytes(bmp_claiming(1048577, 1048577))  # raised out of cv2.imdecode on main

@@ -9,7 +9,7 @@ import sys
 import pytest
 
 import engine
-from firmware.cli import main
+from cli.main import main
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -107,7 +107,7 @@ def test_games_lists_every_game_option_and_preset(capsys) -> None:
 
 
 def test_the_installed_command_prints_one_json_object() -> None:
-    done = subprocess.run([sys.executable, "-m", "firmware.cli", "score", "crag", "6", "6", "1"],
+    done = subprocess.run([sys.executable, "-m", "cli.main", "score", "crag", "6", "6", "1"],
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert {o["category"]: o["points"] for o in json.loads(done.stdout)["options"]}["crag"] == 50

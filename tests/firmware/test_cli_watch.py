@@ -10,15 +10,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from vision.session_script import parse_script
-from vision.session_synth import generate_session
+from lab.sessions.script import parse_script
+from lab.sessions.synth import generate_session
 
 SCRIPT = [{"throw": [3, 5, 2, 6, 1], "pause": 0.0}, {"throw": [4, 2, None, None, None], "pause": 0.0},
           {"turn": [2]}]
 
 
 def cubilete(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "firmware.cli", *args], capture_output=True, text=True, timeout=300)
+    return subprocess.run([sys.executable, "-m", "cli.main", *args], capture_output=True, text=True, timeout=300)
 
 
 @pytest.fixture(scope="module")

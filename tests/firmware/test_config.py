@@ -139,7 +139,7 @@ def test_section_that_is_not_a_table(tmp_path: Path) -> None:
 
 def test_config_check_command_prints_each_problem_and_exits_1(tmp_path: Path,
                                                                capsys: pytest.CaptureFixture[str]) -> None:
-    from firmware.cli import main
+    from cli.main import main
 
     bad = tmp_path / "bad.toml"
     bad.write_text('[camera]\nfps = 240\n[display]\ndriver = "oled"\n', encoding="utf-8")

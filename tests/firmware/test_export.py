@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from firmware.cli import main
+from cli.main import main
 from firmware.eventlog import EventLog
 from firmware.export import exported_game_ids
 from firmware.export.exporter import export_games

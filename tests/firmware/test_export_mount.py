@@ -179,7 +179,7 @@ def test_a_real_full_or_read_only_file_system(tmp_path: Path, state: Path, case:
     options = "size=48k" if case == "full" else "size=1m,ro"
     script = f"""
         import sys
-        from firmware.cli import main
+        from cli.main import main
         sys.exit(main(["export", "--to", {str(target)!r}, "--state-dir", {str(state)!r}, "--name", "bar", "--all"]))
         """
     result = subprocess.run(
@@ -244,7 +244,7 @@ def test_the_unit_s_steps_mount_as_root_write_with_no_capability_and_unmount(sta
                 setpriv --reuid={nobody} --regid={nobody} --clear-groups --inh-caps=-all \\
                     "$PY" -c 'import sys; print(open("/proc/self/status").read().split("CapEff:")[1].split()[0])'
                 setpriv --reuid={nobody} --regid={nobody} --clear-groups --inh-caps=-all \\
-                    "$PY" -m firmware.cli export --stick "$RUN" --state-dir "$STATE" --name bar
+                    "$PY" -m cli.main export --stick "$RUN" --state-dir "$STATE" --name bar
                 "$PY" -c "$STEP" unmount "$RUN"
                 grep -c "$RUN/stick" /proc/self/mountinfo || true
                 """

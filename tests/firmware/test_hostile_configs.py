@@ -17,8 +17,8 @@ import pytest
 
 from firmware.appliance.no_buttons import ScoreWithoutButtons
 from firmware.appliance.texts import say
-from firmware.cli import build_parser
-from firmware.commands.run import build_service
+from cli.main import build_parser
+from cli.run import build_service
 from firmware.ui.screens import MessageScreen
 from tests.firmware.hostile_configs import CASES, HostileConfig, start_once
 

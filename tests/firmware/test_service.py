@@ -157,7 +157,7 @@ def test_a_camera_that_fails_is_shown_and_retried(tmp_path: Path) -> None:
 
 def test_cubilete_run_stops_cleanly_on_sigterm(tmp_path: Path) -> None:
     proc = subprocess.Popen(
-        [sys.executable, "-m", "firmware.cli", "run", "--camera", "fake", "--display", "dummy",
+        [sys.executable, "-m", "cli.main", "run", "--camera", "fake", "--display", "dummy",
          "--buttons", "none", "--state-dir", str(tmp_path / "state"), "--socket", str(tmp_path / "c.sock")],
         stderr=subprocess.PIPE, text=True)
     assert proc.stderr is not None
@@ -172,7 +172,7 @@ def test_cubilete_run_stops_cleanly_on_sigterm(tmp_path: Path) -> None:
 
 
 def test_bad_camera_spec_is_a_usage_error(tmp_path: Path) -> None:
-    from firmware.cli import main
+    from cli.main import main
 
     assert main(["run", "--camera", "webcam", "--state-dir", str(tmp_path)]) == 2
 

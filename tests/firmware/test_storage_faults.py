@@ -168,7 +168,7 @@ def test_log_files_of_another_user_are_shown_and_left_alone() -> None:
         os.chown(state, 65534, 65534)
         before = log_files(state)
         command = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", sys.executable, "-m",
-                   "firmware.cli", "run", "--camera", "fake", "--display", "dummy", "--buttons", "none",
+                   "cli.main", "run", "--camera", "fake", "--display", "dummy", "--buttons", "none",
                    "--state-dir", str(state), "--socket", str(root / "control.sock")]
         proc = subprocess.Popen(command, cwd=PROJECT_ROOT, stderr=subprocess.PIPE, text=True,
                                 env={**os.environ, "PYTHONPATH": str(PROJECT_ROOT)})

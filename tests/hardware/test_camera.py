@@ -163,7 +163,7 @@ def test_a_video_file_is_read_as_bgr_frames_and_ends(tmp_path):
 
 
 def test_a_recorded_session_replays_with_its_recorded_times(tmp_path):
-    from vision.session import SessionWriter
+    from hardware.recording import SessionWriter
 
     with SessionWriter(tmp_path / "session", fps=10) as writer:
         for i in range(4):

@@ -9,9 +9,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from vision.session import ReplaySource, SessionError, SessionWriter, open_session, read_frames
-from vision.session_script import parse_script
-from vision.session_synth import SessionConfig, synthesize
+from hardware.recording import ReplaySource, SessionError, SessionWriter, open_session, read_frames
+from lab.sessions.script import parse_script
+from lab.sessions.synth import SessionConfig, synthesize
 
 
 def frames(count: int) -> list[np.ndarray]:

@@ -6,7 +6,7 @@ import io
 import json
 from pathlib import Path
 
-from firmware.demo import run_demo
+from lab.demo import run_demo
 
 
 def test_quick_demo_plays_to_the_end_and_exports(tmp_path: Path) -> None:

@@ -1,14 +1,14 @@
 """The power-cut soak, short: a small game (a fumbled correction, a score undone, an instant
 win) killed three times mid-game; every check of the full soak runs (integrity after every
 kill, confirmed events, the game event by event against an uninterrupted run).
-`python -m firmware.soak --kills 1000` is the full soak over the Cacho game."""
+`python -m lab.soak --kills 1000` is the full soak over the Cacho game."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from firmware.soak import Timeline, first_difference, run_soak
-from firmware.soak_game import MINI_CONFIG, MINI_GAME, SOAK_GAME
+from lab.soak import Timeline, first_difference, run_soak
+from lab.soak_game import MINI_CONFIG, MINI_GAME, SOAK_GAME
 
 
 def test_a_few_sigkills_lose_nothing_and_the_game_goes_on(tmp_path: Path) -> None:

@@ -7,8 +7,8 @@ import itertools
 import numpy as np
 import pytest
 
-from vision.synth import CameraSpec, DieSpec
-from vision.synth.geometry import FACE_AXES, FACE_NORMALS, UP, Camera, die_pose
+from lab.synth import CameraSpec, DieSpec
+from lab.synth.geometry import FACE_AXES, FACE_NORMALS, UP, Camera, die_pose
 
 
 def test_opposite_faces_add_to_seven_and_textures_are_not_mirrored():
@@ -73,7 +73,7 @@ def test_tilted_camera_sees_the_far_side_smaller():
 
 @pytest.mark.parametrize("value", range(1, 7))
 def test_resting_orientation_matches_a_flat_die_and_a_quarter_roll_brings_up_a_neighbour(value):
-    from vision.synth import resting_orientation, turned
+    from lab.synth import resting_orientation, turned
 
     flat = die_pose(DieSpec(value=value, center=(50, 50), size=40, angle=25))
     same = die_pose(DieSpec(value=1, center=(50, 50), size=40, orientation=resting_orientation(value, 25)))

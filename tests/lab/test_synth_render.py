@@ -9,7 +9,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.synth import (BACKGROUND_KINDS, DIE_STYLES, FACE_OCCLUDER, BackgroundSpec, BlurSpec, CameraSpec,
+from lab.synth import (BACKGROUND_KINDS, DIE_STYLES, FACE_OCCLUDER, BackgroundSpec, BlurSpec, CameraSpec,
                           DieSpec, Lamp, LightingSpec, Occluder, SceneSpec, TraySpec, clear_caches, random_scene,
                           render)
 

@@ -9,9 +9,9 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.synth import DIE_STYLES, LOOK_STYLES, SceneSpec, random_scene, render, write_manifest
-from vision.synth.__main__ import main as synth_main
-from vision.synth.geometry import die_pose
+from lab.synth import DIE_STYLES, LOOK_STYLES, SceneSpec, random_scene, render, write_manifest
+from lab.synth.__main__ import main as synth_main
+from lab.synth.geometry import die_pose
 
 
 def test_the_same_seed_gives_the_same_scene():
@@ -57,7 +57,7 @@ def _gap(a: np.ndarray, b: np.ndarray) -> float:
 
 
 def test_overlapping_names_dice_that_would_intersect():
-    from vision.synth import DieSpec, overlapping
+    from lab.synth import DieSpec, overlapping
 
     a = DieSpec(value=1, center=(100, 100), size=40)
     beside = DieSpec(value=2, center=(140.5, 100), size=40)
@@ -103,8 +103,8 @@ def test_top_faces_measure_the_asked_sizes_and_lie_inside_the_image():
 
 @pytest.mark.parametrize("max_view", [20.0, 35.0])
 def test_dice_lie_where_the_camera_sees_them_steeply_enough(max_view):
-    from vision.synth.geometry import Camera
-    from vision.synth.placement import view_angle_deg
+    from lab.synth.geometry import Camera
+    from lab.synth.placement import view_angle_deg
 
     for seed in range(4):
         scene = random_scene(np.random.default_rng(60 + seed), max_tilt_deg=30, max_view_deg=max_view)
@@ -139,7 +139,7 @@ def test_write_manifest_describes_every_image(tmp_path):
 
 
 def test_the_manifest_images_are_the_rendered_scenes(tmp_path):
-    from vision.synth.manifest import scene_rng
+    from lab.synth.manifest import scene_rng
 
     path = write_manifest(tmp_path, 2, seed=9)
     second = json.loads(path.read_text().splitlines()[1])
@@ -182,7 +182,7 @@ def test_scenes_are_plain_values_that_replace_works_on():
 
 
 def test_cli_bench_prints_render_times(capsys):
-    from vision.synth.timing import run_bench
+    from lab.synth.timing import run_bench
 
     lines = run_bench(scenes=1, frames=2, width=200, height=150)
     assert len(lines) == 6 and all("ms CPU" in line for line in lines[1:])
@@ -197,7 +197,7 @@ def test_cli_needs_an_output_folder_unless_benching():
 @pytest.mark.parametrize("bad", [dict(value=7), dict(size=0), dict(style="glass"), dict(cocked_deg=95),
                                  dict(opacity=0), dict(lift=-1), dict(orientation=(1, 0, 0))])
 def test_impossible_dice_are_refused(bad):
-    from vision.synth import DieSpec
+    from lab.synth import DieSpec
 
     with pytest.raises(ValueError):
         DieSpec(**{"value": 3, "center": (10, 10), "size": 20, **bad})
@@ -213,7 +213,7 @@ def test_smoky_dice_are_dark_see_through_dice_drawn_only_when_asked_for():
 
 
 def test_marbled_dice_have_pips_that_read_on_both_swirl_colours():
-    from vision.synth.looks import MARBLED_PIPS, READABLE_PIPS_L, pip_lightness_contrast
+    from lab.synth.looks import MARBLED_PIPS, READABLE_PIPS_L, pip_lightness_contrast
 
     marbled = [d for seed in range(8) for d in random_scene(np.random.default_rng(seed), n_dice=12,
                                                              size_range=(30, 40), styles=("marbled",)).dice]

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from PIL import Image, ImageFile
 
-from vision.fuzz_inputs import bmp_claiming, fuzz_inputs, gif_claiming, png_bomb, png_claiming, png_text_bomb
+from lab.fuzz_inputs import bmp_claiming, fuzz_inputs, gif_claiming, png_bomb, png_claiming, png_text_bomb
 from vision.image_file import MAX_PIXELS, Unreadable, load_image
 from vision.reader.reader import read_dice
 from vision.reading import Reading

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from vision import read_dice
-from vision.reader.evaluate import LabelledDie, load_manifest, match_photo, summarise
+from lab.reader_eval.evaluate import LabelledDie, load_manifest, match_photo, summarise
 from vision.reading import SURE_CONFIDENCE, Reading
 
 

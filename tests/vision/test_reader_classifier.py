@@ -10,7 +10,7 @@ import pytest
 from vision.reader import classifier
 from vision.reader.classifier import CLASS_NAMES, COCKED, NOT_A_DIE, classify_dice, value_confidence, value_ranking
 from vision.reader.windows import CHANNELS, Geometry, cut_windows, edge_from_box, window_channels
-from vision.synth import BackgroundSpec, DieSpec, SceneSpec, render
+from lab.synth import BackgroundSpec, DieSpec, SceneSpec, render
 
 
 def scene(dice: list[DieSpec], **options) -> SceneSpec:

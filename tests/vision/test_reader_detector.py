@@ -11,8 +11,8 @@ import pytest
 
 from vision.reader import detector as dn
 from vision.reader.detector import INPUT_SIDE, MODEL_PATH, DieDetector, decode, detector
-from vision.reader.detector_eval import match_detections
-from vision.reader.evaluate import LabelledDie
+from lab.reader_eval.detector_eval import match_detections
+from lab.reader_eval.evaluate import LabelledDie
 from vision.reader.model_file import ModelFileError
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from vision.reader.evaluate import LabelledDie, format_summary, load_manifest, match_photo, summarise
+from lab.reader_eval.evaluate import LabelledDie, format_summary, load_manifest, match_photo, summarise
 from vision.reading import DieReading, Reading
 
 
@@ -69,7 +69,7 @@ def test_an_unsure_die_counts_by_its_value_and_is_reported_unsure_beside_it() ->
 def test_the_held_out_split_is_every_tenth_train_photo(tmp_path) -> None:
     import json
 
-    from vision.reader.evaluate import HELD_OUT, load_manifest
+    from lab.reader_eval.evaluate import HELD_OUT, load_manifest
 
     rows = [{"image": f"{i}.jpg", "split": "test" if i % 3 == 0 else "train", "dice": []} for i in range(60)]
     (tmp_path / "manifest.jsonl").write_text("\n".join(json.dumps(r) for r in rows))

@@ -6,8 +6,8 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.synth import BackgroundSpec, CameraSpec, SceneSpec, TraySpec, render
-from vision.synth.geometry import Camera
+from lab.synth import BackgroundSpec, CameraSpec, SceneSpec, TraySpec, render
+from lab.synth.geometry import Camera
 from vision.tray import find_tray
 
 
@@ -79,7 +79,7 @@ def test_the_tray_reader_finds_the_tray_on_the_first_empty_still_frame() -> None
 
 
 def test_cubilete_tray_prints_the_config_line(tmp_path, capsys) -> None:
-    from firmware.cli import main
+    from cli.main import main
 
     photo = tmp_path / "empty.png"
     cv2.imwrite(str(photo), empty_tray_picture())
