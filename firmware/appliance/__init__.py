@@ -6,6 +6,14 @@
 
 The game itself is a fold over the event log (`session.GameSession`); the machine only adds
 what is on screen, so a restart lands where it was.
+
+Where things live: `inputs` (what the machine reacts to), `settings` (prefs, game defaults),
+`session` (the game as a fold over its recorded events), `throws` (what a settled throw
+means for the turn), `texts` (every word on screen), `views` (screens built from the state),
+`mode` (a mode, and the `Appliance` Protocol that is all modes see of the machine), the
+modes (`menus`, `rolloff`, `play`, `corrections`, `no_buttons`) and `machine` (the one
+`Appliance`, the only module that knows every mode). Modes import one another one way:
+play -> corrections, menus -> rolloff.
 """
 
 from firmware.appliance.inputs import (
@@ -13,7 +21,8 @@ from firmware.appliance.inputs import (
     ThrowSeen, Tick, TrayCleared,
     UsbExportDone, UsbExportFailed, UsbExportStarted,
 )
-from firmware.appliance.machine import Appliance, GameDefaults, Prefs
+from firmware.appliance.machine import Appliance
+from firmware.appliance.settings import GameDefaults, Prefs
 
 __all__ = [
     "Appliance", "GameDefaults", "Prefs", "Input", "Press", "ThrowSeen", "MotionSeen", "TrayCleared",

@@ -8,36 +8,20 @@ reading_corrected event (with the same values when the reader was right).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, field
 
 import engine
 from firmware.appliance.inputs import Press, ThrowSeen
-from firmware.appliance.mode import Mode, is_back, is_ok, step
+from firmware.appliance.mode import Appliance, Mode, is_back, is_ok, step
 from firmware.appliance.texts import say
 from firmware.appliance.throws import Answers, TurnOver, left_to_right
-from firmware.ui.screens import CorrectionScreen, DieIcon, Label, Screen
-
-if TYPE_CHECKING:
-    from firmware.appliance.machine import Appliance
+from firmware.appliance.views import correction_icons, reading_icons
+from firmware.ui.screens import CorrectionScreen, Label, Screen
 
 ALL_VALUES = (1, 2, 3, 4, 5, 6)
 
 
-def _icons(app: "Appliance", values: dict[int, int] | None = None) -> tuple[DieIcon, ...]:
-    """The session's dice, left to right, with the answers so far shown in place."""
-    from firmware.appliance.play import dice_icons
-
-    session = app.session
-    assert session is not None
-    icons = list(dice_icons(session))
-    for position, index in enumerate(session.display_order):
-        if values and index in values:
-            icons[position] = replace(icons[position], value=values[index], unsure=False)
-    return tuple(icons)
-
-
-def _record_values(app: "Appliance", values: list[int]) -> Mode | None:
+def _record_values(app: Appliance, values: list[int]) -> Mode | None:
     """Record the dice as the players say they show; then back to the game."""
     if app.refuse_if_busy():
         return None
@@ -100,7 +84,7 @@ class ConfirmDice(Mode):
     choice: ValueChoice | None = None
     in_game = True
 
-    def _current(self, app: "Appliance") -> int | None:
+    def _current(self, app: Appliance) -> int | None:
         assert app.session is not None
         pending = app.session.pending_confirmation
         order = app.session.display_order
@@ -109,14 +93,14 @@ class ConfirmDice(Mode):
                 return index
         return None
 
-    def _choice(self, app: "Appliance", index: int) -> ValueChoice:
+    def _choice(self, app: Appliance, index: int) -> ValueChoice:
         assert app.session is not None
         if self.choice is None:
             seen = app.session.throw.dice[index]
             self.choice = ValueChoice(app.session.state.turn.dice[index], seen.alternatives)
         return self.choice
 
-    def view(self, app: "Appliance") -> Screen:
+    def view(self, app: Appliance) -> Screen:
         session = app.session
         assert session is not None
         index = self._current(app)
@@ -125,15 +109,13 @@ class ConfirmDice(Mode):
         choice = self._choice(app, index)
         number = session.die_number(index)
         return CorrectionScreen(title=app.flash_label or say("check_die"),
-                                dice=_icons(app, self.answers), die=number - 1,
+                                dice=correction_icons(session, self.answers), die=number - 1,
                                 prompt=choice.prompt(number), choices=choice.labels(),
                                 selected=choice.selected)
 
-    def on_press(self, app: "Appliance", press: Press) -> Mode | None:
-        from firmware.appliance.play import TurnMenu
-
+    def on_press(self, app: Appliance, press: Press) -> Mode | None:
         if is_back(press):
-            return TurnMenu(back=self)
+            return app.turn_menu(back=self)
         index = self._current(app)
         if index is None:
             return None
@@ -169,10 +151,10 @@ class CorrectDie(Mode):
     choice: ValueChoice | None = None
     in_game = True
 
-    def view(self, app: "Appliance") -> Screen:
+    def view(self, app: Appliance) -> Screen:
         session = app.session
         assert session is not None
-        icons = _icons(app)
+        icons = correction_icons(session)
         self.position = min(self.position, len(icons) - 1)
         if self.choice is None:
             return CorrectionScreen(title=app.flash_label or say("correct_die"), dice=icons, die=self.position,
@@ -181,7 +163,7 @@ class CorrectDie(Mode):
                                 prompt=self.choice.prompt(self.position + 1), choices=self.choice.labels(),
                                 selected=self.choice.selected)
 
-    def on_press(self, app: "Appliance", press: Press) -> Mode | None:
+    def on_press(self, app: Appliance, press: Press) -> Mode | None:
         session = app.session
         assert session is not None
         if is_back(press):
@@ -211,12 +193,6 @@ class CorrectDie(Mode):
         return _record_values(app, values)
 
 
-def _reading_icons(seen: ThrowSeen) -> tuple[DieIcon, ...]:
-    reading = seen.reading
-    return tuple(DieIcon(reading.dice[r].value, held=seen.moved[r] == "held" if r < len(seen.moved) else False)
-                 for r in left_to_right(reading))
-
-
 @dataclass
 class _YesNo(Mode):
     """Shared by the questions about a settled throw that is not recorded yet."""
@@ -235,14 +211,14 @@ class _YesNo(Mode):
     def _prompt(self, number: int) -> Label:
         raise NotImplementedError
 
-    def view(self, app: "Appliance") -> Screen:
+    def view(self, app: Appliance) -> Screen:
         r = self.dice[min(self.asked, len(self.dice) - 1)]
         position = left_to_right(self.seen.reading).index(r)
-        return CorrectionScreen(title=app.flash_label or self._title(r), dice=_reading_icons(self.seen),
+        return CorrectionScreen(title=app.flash_label or self._title(r), dice=reading_icons(self.seen),
                                 die=position, prompt=self._prompt(position + 1),
                                 choices=(say("yes"), say("no")), selected=self.selected)
 
-    def on_press(self, app: "Appliance", press: Press) -> Mode | None:
+    def on_press(self, app: Appliance, press: Press) -> Mode | None:
         if is_back(press):
             return self.back
         if step(press):
@@ -257,7 +233,7 @@ class _YesNo(Mode):
             return None
         return self.done(app)
 
-    def done(self, app: "Appliance") -> Mode | None:
+    def done(self, app: Appliance) -> Mode | None:
         raise NotImplementedError
 
 
@@ -270,12 +246,10 @@ class AskThrown(_YesNo):
     def _prompt(self, number: int) -> Label:
         return say("die_thrown_q", die=number)
 
-    def done(self, app: "Appliance") -> Mode | None:
-        from firmware.appliance.play import take_throw
-
+    def done(self, app: Appliance) -> Mode | None:
         app.mode = app.game_mode()
         answers = Answers({**self.previous.thrown, **self.answers})
-        return take_throw(app, self.seen, answers) or app.mode
+        return app.take_throw(self.seen, answers) or app.mode
 
 
 @dataclass
@@ -296,9 +270,7 @@ class ConfirmTurned(_YesNo):
     def _prompt(self, number: int) -> Label:
         return say("die_turned_q", die=number)
 
-    def done(self, app: "Appliance") -> Mode | None:
-        from firmware.appliance.play import take_throw
-
+    def done(self, app: Appliance) -> Mode | None:
         assert self.plan is not None and app.session is not None
         app.mode = app.game_mode()
         if all(self.answers.values()):
@@ -311,4 +283,4 @@ class ConfirmTurned(_YesNo):
             app.link = self.plan.link
             return app.game_mode()
         thrown = {r: True for r, turned in self.answers.items() if not turned}
-        return take_throw(app, self.seen, Answers(thrown)) or app.mode
+        return app.take_throw(self.seen, Answers(thrown)) or app.mode

@@ -17,7 +17,7 @@ import logging
 import math
 import sqlite3
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable
 
 from engine import RuleError
@@ -30,8 +30,9 @@ from firmware.appliance.inputs import (
 from firmware.appliance.mode import Mode
 from firmware.appliance.no_buttons import ScoreWithoutButtons, wiring_hint
 from firmware.appliance.session import GameSession
+from firmware.appliance.settings import GameDefaults, Prefs
 from firmware.appliance.texts import rule_message, say
-from firmware.appliance.throws import TrayLink
+from firmware.appliance.throws import Answers, TrayLink
 from firmware.eventlog import EventLog, EventLogError
 from firmware.ui.screens import (
     Label, MessageScreen, Screen, camera_lost_screen, usb_done_screen, usb_exporting_screen, usb_failed_screen,
@@ -47,27 +48,6 @@ USB_DONE_S = 10.0
 # The tracker takes a still object into the tray picture after about this long.
 OBJECT_S = 10.0
 NOTICE_S = 30.0
-
-
-@dataclass
-class Prefs:
-    """What the settings menu changes (saved by the service in the state directory)."""
-
-    language: str = "es"
-    contrast: int = 200
-
-
-@dataclass(frozen=True)
-class GameDefaults:
-    """What the new-game menu starts from (the config's [game] section)."""
-
-    game: str = "generala"
-    players: int = 2
-    names: tuple[str, ...] = ()
-    order: str = "roll-off"
-    stake_per_point: float = 0.0
-    currency: str = ""
-    options: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass
@@ -189,6 +169,13 @@ class Appliance:
             self.flash(say("not_saved"), seconds=10.0)
             return False
         return True
+
+    def turn_menu(self, back: Mode) -> Mode:
+        return play.TurnMenu(back=back)
+
+    def take_throw(self, seen: ThrowSeen, answers: Answers = Answers()) -> Mode | None:
+        """A settled throw during a game (also once the players answered a question about it)."""
+        return play.take_throw(self, seen, answers)
 
     def start_game(self, session: GameSession) -> Mode:
         self.session = session

@@ -11,16 +11,17 @@ import os
 import shutil
 from dataclasses import dataclass, field, replace
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any, Callable
+from importlib.metadata import PackageNotFoundError, version
+from typing import Any, Callable
 
 import engine
 from firmware.appliance.inputs import Press, ThrowSeen
-from firmware.appliance.mode import Mode, is_back, is_ok, step
+from firmware.appliance.mode import Appliance, Mode, is_back, is_ok, step
+from firmware.appliance.rolloff import RollOff
+from firmware.appliance.session import GameSession
 from firmware.appliance.texts import option_label, say, value_label
-from firmware.ui.screens import GameOverScreen, Label, MenuItem, MenuScreen, MessageScreen, Names, Screen
-
-if TYPE_CHECKING:
-    from firmware.appliance.machine import Appliance
+from firmware.appliance.views import final_rows, stake_label
+from firmware.ui.screens import ConfirmScreen, GameOverScreen, Label, MenuItem, MenuScreen, MessageScreen, Names, Screen
 
 GAME_IDS = tuple(engine.GAMES)
 STAKES = (Decimal(0), Decimal("0.01"), Decimal("0.05"), Decimal("0.1"), Decimal("0.25"), Decimal("0.5"),
@@ -32,8 +33,8 @@ CONTRASTS = (16, 64, 128, 200, 255)
 class Item:
     label: Label
     value: Label | None = None
-    action: Callable[["Appliance"], Mode | None] | None = None  # OK on the item
-    change: Callable[["Appliance", int], None] | None = None  # prev / next while editing
+    action: Callable[[Appliance], Mode | None] | None = None  # OK on the item
+    change: Callable[[Appliance, int], None] | None = None  # prev / next while editing
 
 
 @dataclass
@@ -43,23 +44,23 @@ class ListMenu(Mode):
     selected: int = 0
     editing: bool = False
 
-    def title(self, app: "Appliance") -> Label:
+    def title(self, app: Appliance) -> Label:
         raise NotImplementedError
 
-    def items(self, app: "Appliance") -> list[Item]:
+    def items(self, app: Appliance) -> list[Item]:
         raise NotImplementedError
 
-    def back_to(self, app: "Appliance") -> Mode | None:
+    def back_to(self, app: Appliance) -> Mode | None:
         return None
 
-    def view(self, app: "Appliance") -> Screen:
+    def view(self, app: Appliance) -> Screen:
         items = self.items(app)
         self.selected = min(self.selected, len(items) - 1)
         hint = app.flash_label or (say("hint_edit") if self.editing else say("hint_menu"))
         return MenuScreen(self.title(app), tuple(MenuItem(i.label, i.value) for i in items),
                           self.selected, self.editing, hint)
 
-    def on_press(self, app: "Appliance", press: Press) -> Mode | None:
+    def on_press(self, app: Appliance, press: Press) -> Mode | None:
         items = self.items(app)
         item = items[min(self.selected, len(items) - 1)]
         if is_back(press):
@@ -96,10 +97,10 @@ def _cycle(values: tuple[Any, ...], current: Any, delta: int) -> Any:
 
 @dataclass
 class MainMenu(ListMenu):
-    def title(self, app: "Appliance") -> Label:
+    def title(self, app: Appliance) -> Label:
         return say("main_menu")
 
-    def items(self, app: "Appliance") -> list[Item]:
+    def items(self, app: Appliance) -> list[Item]:
         items = [Item(say("new_game"), action=lambda a: NewGameMenu.from_defaults(a))]
         if app.session is not None:
             items.insert(0, Item(say("resume"), action=lambda a: a.game_mode()))
@@ -110,14 +111,14 @@ class MainMenu(ListMenu):
         items.append(Item(say("settings"), action=lambda a: SettingsMenu()))
         return items
 
-    def back_to(self, app: "Appliance") -> Mode | None:
+    def back_to(self, app: Appliance) -> Mode | None:
         return app.game_mode() if app.session is not None else None
 
 
 # -- a new game ------------------------------------------------------------------------------------------
 
 
-def default_names(app: "Appliance", count: int) -> list[str]:
+def default_names(app: Appliance, count: int) -> list[str]:
     """The config's names, then J1.. (Spanish) or P1.. (English) for the rest."""
     prefix = "J" if app.lang == "es" else "P"
     names = list(app.defaults.names[:count])
@@ -130,12 +131,6 @@ def default_names(app: "Appliance", count: int) -> list[str]:
     return names[:count]
 
 
-def stake_label(stake: Decimal, currency: str) -> Label:
-    if stake == 0:
-        return say("no_stake")
-    return f"{currency}{stake.normalize():f}"
-
-
 @dataclass
 class NewGameMenu(ListMenu):
     game: str = "generala"
@@ -146,7 +141,7 @@ class NewGameMenu(ListMenu):
     partnerships: bool = False
 
     @classmethod
-    def from_defaults(cls, app: "Appliance") -> "NewGameMenu":
+    def from_defaults(cls, app: Appliance) -> "NewGameMenu":
         d = app.defaults
         return cls(game=d.game, players=d.players, options=dict(d.options),
                    stake=Decimal(str(d.stake_per_point)), order=d.order)
@@ -159,10 +154,10 @@ class NewGameMenu(ListMenu):
     def offers_partnerships(self) -> bool:
         return self.definition.default_rules.partnerships and self.players == 4
 
-    def title(self, app: "Appliance") -> Label:
+    def title(self, app: Appliance) -> Label:
         return say("new_game")
 
-    def items(self, app: "Appliance") -> list[Item]:
+    def items(self, app: Appliance) -> list[Item]:
         items = [
             Item(say("game"), Names.of(self.definition), change=self._change_game),
             Item(say("players"), str(self.players), change=self._change_players),
@@ -179,44 +174,40 @@ class NewGameMenu(ListMenu):
         ]
         return items
 
-    def back_to(self, app: "Appliance") -> Mode | None:
+    def back_to(self, app: Appliance) -> Mode | None:
         return MainMenu()
 
-    def _change_game(self, app: "Appliance", delta: int) -> None:
+    def _change_game(self, app: Appliance, delta: int) -> None:
         self.game = _cycle(GAME_IDS, self.game, delta)
         self.options = dict(app.defaults.options) if self.game == app.defaults.game else {}
 
-    def _change_players(self, app: "Appliance", delta: int) -> None:
+    def _change_players(self, app: Appliance, delta: int) -> None:
         self.players = (self.players - 1 + delta) % 8 + 1
 
-    def _toggle_partners(self, app: "Appliance", delta: int) -> None:
+    def _toggle_partners(self, app: Appliance, delta: int) -> None:
         self.partnerships = not self.partnerships
 
-    def _change_stake(self, app: "Appliance", delta: int) -> None:
+    def _change_stake(self, app: Appliance, delta: int) -> None:
         stakes = STAKES if self.stake in STAKES else tuple(sorted(STAKES + (self.stake,)))
         self.stake = _cycle(stakes, self.stake, delta)
 
-    def _change_order(self, app: "Appliance", delta: int) -> None:
+    def _change_order(self, app: Appliance, delta: int) -> None:
         self.order = "fixed" if self.order == "roll-off" else "roll-off"
 
-    def _start(self, app: "Appliance") -> Mode | None:
+    def _start(self, app: Appliance) -> Mode | None:
         if app.session is not None:
             return StartOverConfirm(menu=self)
         return self.begin(app)
 
-    def begin(self, app: "Appliance") -> Mode | None:
-        from firmware.appliance.rolloff import RollOff
-
+    def begin(self, app: Appliance) -> Mode | None:
         names = default_names(app, self.players)
         if self.order == "roll-off" and self.players > 1:
             return RollOff(menu=self, names=tuple(names), queue=list(range(len(names))))
         sides = engine.partnerships_from_order(range(4)) if self.partnerships and self.offers_partnerships else None
         return self.start_game(app, names, sides)
 
-    def start_game(self, app: "Appliance", names_in_order: list[str], partnerships: Any = None,
+    def start_game(self, app: Appliance, names_in_order: list[str], partnerships: Any = None,
                    roll_off: dict[str, list[list[int]]] | None = None) -> Mode | None:
-        from firmware.appliance.session import GameSession
-
         try:
             event = engine.new_game(self.game, names_in_order, self.options,
                                     stake=self.stake if self.stake > 0 else None, partnerships=partnerships,
@@ -233,12 +224,10 @@ class StartOverConfirm(Mode):
 
     menu: NewGameMenu
 
-    def view(self, app: "Appliance") -> Screen:
-        from firmware.ui.screens import ConfirmScreen
-
+    def view(self, app: Appliance) -> Screen:
         return ConfirmScreen(say("start_over_q"), (say("start_over_line"),), hold_to_confirm=True)
 
-    def on_press(self, app: "Appliance", press: Press) -> Mode | None:
+    def on_press(self, app: Appliance, press: Press) -> Mode | None:
         if step(press):
             return self.menu
         if not is_back(press):
@@ -253,24 +242,24 @@ class OptionsMenu(ListMenu):
 
     menu: NewGameMenu | None = None
 
-    def title(self, app: "Appliance") -> Label:
+    def title(self, app: Appliance) -> Label:
         assert self.menu is not None
         return Names.of(self.menu.definition)
 
-    def items(self, app: "Appliance") -> list[Item]:
+    def items(self, app: Appliance) -> list[Item]:
         assert self.menu is not None
         menu = self.menu
         resolved = menu.definition.resolve_options(menu.options)
         items = []
         for option in menu.definition.options:
-            def change(a: "Appliance", delta: int, option: engine.OptionDef = option) -> None:
+            def change(a: Appliance, delta: int, option: engine.OptionDef = option) -> None:
                 current = menu.definition.resolve_options(menu.options)[option.key]
                 menu.options[option.key] = _cycle(option.allowed, current, delta)
             items.append(Item(option_label(option.key), value_label(resolved[option.key]), change=change))
         items.append(Item(say("back"), action=lambda a: menu))
         return items
 
-    def back_to(self, app: "Appliance") -> Mode | None:
+    def back_to(self, app: Appliance) -> Mode | None:
         return self.menu
 
 
@@ -279,10 +268,10 @@ class OptionsMenu(ListMenu):
 
 @dataclass
 class SettingsMenu(ListMenu):
-    def title(self, app: "Appliance") -> Label:
+    def title(self, app: Appliance) -> Label:
         return say("settings")
 
-    def items(self, app: "Appliance") -> list[Item]:
+    def items(self, app: Appliance) -> list[Item]:
         prefs = app.prefs
         return [
             Item(say("language"), "Español" if prefs.language == "es" else "English",
@@ -294,7 +283,7 @@ class SettingsMenu(ListMenu):
             Item(say("back"), action=lambda a: MainMenu()),
         ]
 
-    def back_to(self, app: "Appliance") -> Mode | None:
+    def back_to(self, app: Appliance) -> Mode | None:
         return MainMenu()
 
 
@@ -306,7 +295,7 @@ class CameraTest(Mode):
     last: ThrowSeen | None = None
     needs_camera = True
 
-    def view(self, app: "Appliance") -> Screen:
+    def view(self, app: Appliance) -> Screen:
         if self.last is None:
             lines: tuple[Label, ...] = (say("throw_dice"),)
         else:
@@ -317,11 +306,11 @@ class CameraTest(Mode):
             lines += (app.flash_label,)
         return MessageScreen(say("camera_test"), lines, icon="camera")
 
-    def on_throw(self, app: "Appliance", seen: ThrowSeen) -> Mode | None:
+    def on_throw(self, app: Appliance, seen: ThrowSeen) -> Mode | None:
         self.last = seen
         return None
 
-    def on_press(self, app: "Appliance", press: Press) -> Mode | None:
+    def on_press(self, app: Appliance, press: Press) -> Mode | None:
         return self.back if (is_ok(press) or is_back(press)) else None
 
 
@@ -329,9 +318,7 @@ class CameraTest(Mode):
 class About(Mode):
     back: Mode
 
-    def view(self, app: "Appliance") -> Screen:
-        from importlib.metadata import PackageNotFoundError, version
-
+    def view(self, app: Appliance) -> Screen:
         try:
             v = version("cubilete")
         except PackageNotFoundError:
@@ -340,7 +327,7 @@ class About(Mode):
         return MessageScreen(say("info"), (say("version", v=v), say("games_stored", n=len(app.log.games())),
                                            say("disk_free", mb=free_mb)), icon="info")
 
-    def on_press(self, app: "Appliance", press: Press) -> Mode | None:
+    def on_press(self, app: Appliance, press: Press) -> Mode | None:
         return self.back if (is_ok(press) or is_back(press)) else None
 
 
@@ -353,9 +340,7 @@ class LastGame(Mode):
     page: int = 0
 
     @classmethod
-    def load(cls, app: "Appliance", back: Mode) -> Mode:
-        from firmware.appliance.play import final_rows
-
+    def load(cls, app: Appliance, back: Mode) -> Mode:
         ended = [g for g in app.log.games() if g.ended_at]
         if not ended:
             return back
@@ -367,11 +352,11 @@ class LastGame(Mode):
         rows = final_rows(state, stake)
         return cls(back, GameOverScreen(game=Names.of(state.game), rows=rows, currency=app.defaults.currency))
 
-    def view(self, app: "Appliance") -> Screen:
+    def view(self, app: Appliance) -> Screen:
         assert self.screen is not None
         return replace(self.screen, page=self.page % self.screen.page_count)
 
-    def on_press(self, app: "Appliance", press: Press) -> Mode | None:
+    def on_press(self, app: Appliance, press: Press) -> Mode | None:
         if step(press):
             self.page += step(press)
             return None

@@ -10,16 +10,13 @@ returns.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import engine
 from firmware.appliance.inputs import Press, ThrowSeen
-from firmware.appliance.mode import Mode
+from firmware.appliance.mode import Appliance, Mode
 from firmware.appliance.texts import say
 from firmware.ui.screens import DieIcon, Label, Names, OptionRow, Screen, TurnScreen
 
-if TYPE_CHECKING:
-    from firmware.appliance.machine import Appliance
 
 
 def wiring_hint(pins: tuple[int, ...]) -> Label:
@@ -35,7 +32,7 @@ class ScoreWithoutButtons(Mode):
     last: ThrowSeen | None = None
     needs_camera = True
 
-    def _rules(self, app: "Appliance") -> tuple[engine.GameDef, engine.Rules]:
+    def _rules(self, app: Appliance) -> tuple[engine.GameDef, engine.Rules]:
         try:
             game, options = engine.resolve_game(app.defaults.game, dict(app.defaults.options))
             return game, game.rules(options)
@@ -43,7 +40,7 @@ class ScoreWithoutButtons(Mode):
             game, options = engine.resolve_game("generala", {})
             return game, game.rules(options)
 
-    def view(self, app: "Appliance") -> Screen:
+    def view(self, app: Appliance) -> Screen:
         game, rules = self._rules(app)
         title = Names.of(game).es if app.lang == "es" else Names.of(game).en
         hint = app.flash_label or wiring_hint(self.pins)
@@ -60,9 +57,9 @@ class ScoreWithoutButtons(Mode):
         return TurnScreen(player=title, throw=1, throws=rules.throws, dice=icons, options=options,
                           selected=None, message=hint)
 
-    def on_throw(self, app: "Appliance", seen: ThrowSeen) -> Mode | None:
+    def on_throw(self, app: Appliance, seen: ThrowSeen) -> Mode | None:
         self.last = seen
         return None
 
-    def on_press(self, app: "Appliance", press: Press) -> Mode | None:
+    def on_press(self, app: Appliance, press: Press) -> Mode | None:
         return None  # a press means the buttons are back: the machine leaves this mode then

@@ -7,42 +7,22 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from decimal import Decimal
-from typing import TYPE_CHECKING
 
 import engine
-from engine import ScoreOption, score_options, turn_actions
+from engine import score_options, turn_actions
 from firmware.appliance import corrections, menus
 from firmware.appliance.inputs import Press, ThrowSeen
-from firmware.appliance.mode import Mode, is_back, is_ok, step
+from firmware.appliance.mode import Appliance, Mode, is_back, is_ok, step
 from firmware.appliance.session import GameSession
 from firmware.appliance.texts import rule_message, say
 from firmware.appliance.throws import Answers, Ask, Ignore, Record, Refuse, TurnOver, plan_throw
+from firmware.appliance.views import dice_icons, final_rows, last_fill, option_row
 from firmware.ui.screens import (
-    ConfirmScreen, DieIcon, FinalRow, GameOverScreen, Label, MenuItem, MenuScreen, Names, OptionRow, Screen, T,
+    ConfirmScreen, GameOverScreen, Label, MenuItem, MenuScreen, Names, Screen, T,
     TurnScreen,
 )
 
-if TYPE_CHECKING:
-    from firmware.appliance.machine import Appliance
-
 log = logging.getLogger(__name__)
-
-
-def dice_icons(session: GameSession) -> tuple[DieIcon, ...]:
-    """The current dice left to right as on the tray, marked held / unsure / turned."""
-    turn = session.state.turn
-    if turn.throw_number == 0:
-        return ()
-    pending = set(session.pending_confirmation)
-    held = set(turn.held)
-    return tuple(DieIcon(turn.dice[i], held=i in held, unsure=i in pending, turned=i in turn.turned)
-                 for i in session.display_order)
-
-
-def option_row(option: ScoreOption) -> OptionRow:
-    return OptionRow(Names(es=option.name_es, en=option.name_en),
-                     option.points if option.allowed else None, option.reasons)
 
 
 # -- the turn --------------------------------------------------------------------------------------
@@ -56,7 +36,7 @@ class TurnMode(Mode):
     in_game = True
     needs_camera = True
 
-    def view(self, app: "Appliance") -> Screen:
+    def view(self, app: Appliance) -> Screen:
         session = app.session
         assert session is not None
         state = session.state
@@ -75,7 +55,7 @@ class TurnMode(Mode):
         )
 
     @staticmethod
-    def _hint(app: "Appliance", actions: engine.TurnActions) -> Label:
+    def _hint(app: Appliance, actions: engine.TurnActions) -> Label:
         if not app.camera_ok:
             return T("camera_lost")
         if actions.throw_number == 0:
@@ -84,7 +64,7 @@ class TurnMode(Mode):
             return say("turn_a_die")
         return say("throw_or_pick") if actions.may_throw else say("pick_box")
 
-    def on_press(self, app: "Appliance", press: Press) -> Mode | None:
+    def on_press(self, app: Appliance, press: Press) -> Mode | None:
         session = app.session
         assert session is not None
         if is_back(press):
@@ -116,7 +96,7 @@ class PickConfirm(Mode):
     back: Mode
     in_game = True
 
-    def view(self, app: "Appliance") -> Screen:
+    def view(self, app: Appliance) -> Screen:
         name = Names(es=self.option.name_es, en=self.option.name_en)
         scratch = self.option.points == 0
         title = say("scratch_q", category=name) if scratch else say("score_q", category=name)
@@ -124,7 +104,7 @@ class PickConfirm(Mode):
         lines: tuple[Label, ...] = (points, app.flash_label or say("ok_confirms"))
         return ConfirmScreen(title, lines, hold_to_confirm=False)
 
-    def on_press(self, app: "Appliance", press: Press) -> Mode | None:
+    def on_press(self, app: Appliance, press: Press) -> Mode | None:
         if step(press) or is_back(press):
             return self.back
         if not is_ok(press) or app.refuse_if_busy():
@@ -156,7 +136,7 @@ class TurnMenu(Mode):
     selected: int = 0
     in_game = True
 
-    def _items(self, app: "Appliance") -> list[tuple[Label, str]]:
+    def _items(self, app: Appliance) -> list[tuple[Label, str]]:
         session = app.session
         assert session is not None
         actions = turn_actions(session.state)
@@ -171,7 +151,7 @@ class TurnMenu(Mode):
                   (say("abandon"), "abandon"), (say("back"), "back")]
         return items
 
-    def view(self, app: "Appliance") -> Screen:
+    def view(self, app: Appliance) -> Screen:
         items = self._items(app)
         self.selected = min(self.selected, len(items) - 1)
         assert app.session is not None
@@ -179,7 +159,7 @@ class TurnMenu(Mode):
                           tuple(MenuItem(label) for label, _ in items), self.selected,
                           hint=app.flash_label or say("hint_menu"))
 
-    def on_press(self, app: "Appliance", press: Press) -> Mode | None:
+    def on_press(self, app: Appliance, press: Press) -> Mode | None:
         items = self._items(app)
         if step(press):
             self.selected = (self.selected + step(press)) % len(items)
@@ -204,19 +184,6 @@ class TurnMenu(Mode):
         return app.game_mode()
 
 
-def last_fill(state: engine.GameState) -> tuple[str, Names, int] | None:
-    """Who filled the last box, which and for how much (what an undo takes back)."""
-    before = state.undo_point
-    if before is None:
-        return None
-    player = before.turn.player
-    for category, mark in state.sheets[player].items():
-        if mark is not None and before.sheets[player][category] is None:
-            definition = state.rules.category(category)
-            return state.players[player], Names.of(definition), mark.points
-    return None
-
-
 @dataclass
 class UndoConfirm(Mode):
     """Take back the last box filled: needs a long press of OK."""
@@ -224,7 +191,7 @@ class UndoConfirm(Mode):
     back: Mode
     in_game = True
 
-    def view(self, app: "Appliance") -> Screen:
+    def view(self, app: Appliance) -> Screen:
         assert app.session is not None
         fill = last_fill(app.session.state)
         lines: tuple[Label, ...] = ()
@@ -234,7 +201,7 @@ class UndoConfirm(Mode):
             lines += (app.flash_label,)
         return ConfirmScreen(say("undo_q"), lines, hold_to_confirm=True)
 
-    def on_press(self, app: "Appliance", press: Press) -> Mode | None:
+    def on_press(self, app: Appliance, press: Press) -> Mode | None:
         if step(press):
             return self.back
         if not is_back(press) or app.refuse_if_busy():
@@ -256,13 +223,13 @@ class ThrowUndoConfirm(Mode):
     back: Mode
     in_game = True
 
-    def view(self, app: "Appliance") -> Screen:
+    def view(self, app: Appliance) -> Screen:
         lines: tuple[Label, ...] = (say("undo_throw_line"),)
         if app.flash_label is not None:
             lines += (app.flash_label,)
         return ConfirmScreen(say("undo_throw_q"), lines, hold_to_confirm=True)
 
-    def on_press(self, app: "Appliance", press: Press) -> Mode | None:
+    def on_press(self, app: Appliance, press: Press) -> Mode | None:
         if step(press):
             return self.back
         if not is_back(press) or app.refuse_if_busy():
@@ -280,10 +247,10 @@ class AbandonConfirm(Mode):
     back: Mode
     in_game = True
 
-    def view(self, app: "Appliance") -> Screen:
+    def view(self, app: Appliance) -> Screen:
         return ConfirmScreen(say("abandon_q"), (say("abandon_line"),), hold_to_confirm=True)
 
-    def on_press(self, app: "Appliance", press: Press) -> Mode | None:
+    def on_press(self, app: Appliance, press: Press) -> Mode | None:
         if step(press):
             return self.back
         if not is_back(press):
@@ -301,7 +268,7 @@ class ScoreTable(Mode):
     selected: int = 0
     in_game = True
 
-    def view(self, app: "Appliance") -> Screen:
+    def view(self, app: Appliance) -> Screen:
         assert app.session is not None
         state = app.session.state
         items = tuple(MenuItem(("> " if p == state.current_player else "") + name, str(total))
@@ -309,7 +276,7 @@ class ScoreTable(Mode):
         self.selected = min(self.selected, len(items) - 1)
         return MenuScreen(say("table"), items, self.selected, hint=say("hint_menu"))
 
-    def on_press(self, app: "Appliance", press: Press) -> Mode | None:
+    def on_press(self, app: Appliance, press: Press) -> Mode | None:
         assert app.session is not None
         if step(press):
             self.selected = (self.selected + step(press)) % len(app.session.state.players)
@@ -322,21 +289,6 @@ class ScoreTable(Mode):
 # -- the end of the game ----------------------------------------------------------------------------
 
 
-def final_rows(state: engine.GameState, stake_given: bool) -> tuple[FinalRow, ...]:
-    winners = set(state.winners)
-    net: dict[int, Decimal] = {p: Decimal(0) for p in range(len(state.players))}
-    if stake_given:
-        for payment in engine.settlement(state):
-            for payer in payment.payers:
-                net[payer] -= payment.amount / len(payment.payers)
-            for payee in payment.payees:
-                net[payee] += payment.amount / len(payment.payees)
-    rows = [FinalRow(name, total, p in winners, int((net[p] * 100).to_integral_value()) if stake_given else None)
-            for p, (name, total) in enumerate(zip(state.players, state.totals))]
-    order = sorted(range(len(rows)), key=lambda p: (-rows[p].winner, -rows[p].points, p))
-    return tuple(rows[p] for p in order)
-
-
 @dataclass
 class GameOver(Mode):
     """The final table: winners, totals, who pays whom. OK closes the game."""
@@ -344,7 +296,7 @@ class GameOver(Mode):
     page: int = 0
     in_game = True
 
-    def view(self, app: "Appliance") -> Screen:
+    def view(self, app: Appliance) -> Screen:
         assert app.session is not None
         state = app.session.state
         stake_given = state.stake is not None and state.stake > 0
@@ -359,7 +311,7 @@ class GameOver(Mode):
         return GameOverScreen(game=screen.game, rows=screen.rows, page=self.page,
                               currency=screen.currency, note=note)
 
-    def on_press(self, app: "Appliance", press: Press) -> Mode | None:
+    def on_press(self, app: Appliance, press: Press) -> Mode | None:
         assert app.session is not None
         if step(press):
             pages = GameOverScreen(game="", rows=final_rows(app.session.state, False)).page_count
@@ -378,7 +330,7 @@ class GameOver(Mode):
 # -- throws ------------------------------------------------------------------------------------------
 
 
-def take_throw(app: "Appliance", seen: ThrowSeen, answers: Answers = Answers()) -> Mode | None:
+def take_throw(app: Appliance, seen: ThrowSeen, answers: Answers = Answers()) -> Mode | None:
     """A settled throw during a game: record it, ask about it, or say why not."""
     session = app.session
     if session is None:

@@ -8,23 +8,34 @@ the order the roll-off gave. A roll-off hand with an unsure die is simply thrown
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
 import engine
 from firmware.appliance.inputs import Press, ThrowSeen
-from firmware.appliance.mode import Mode, is_back
+from firmware.appliance.mode import Appliance, Mode, is_back
 from firmware.appliance.texts import say
 from firmware.appliance.throws import full_throw_problem, is_unsure, left_to_right, reading_die_number
 from firmware.ui.screens import DieIcon, Screen, TurnScreen
 
-if TYPE_CHECKING:
-    from firmware.appliance.machine import Appliance
-    from firmware.appliance.menus import NewGameMenu
+
+class GameSetup(Protocol):
+    """What the roll-off needs of the new-game menu it was started from (`menus.NewGameMenu`)."""
+
+    partnerships: bool
+
+    @property
+    def definition(self) -> engine.GameDef: ...
+
+    @property
+    def offers_partnerships(self) -> bool: ...
+
+    def start_game(self, app: Appliance, names_in_order: list[str], partnerships: Any = None,
+                   roll_off: dict[str, list[list[int]]] | None = None) -> Mode | None: ...
 
 
 @dataclass
 class RollOff(Mode):
-    menu: "NewGameMenu"
+    menu: GameSetup
     names: tuple[str, ...]
     queue: list[int]  # players (menu order) still to throw in this round of the roll-off
     hands: dict[int, list[tuple[int, ...]]] = field(default_factory=dict)
@@ -35,16 +46,16 @@ class RollOff(Mode):
     def expected_dice(self) -> int:
         return self.menu.definition.dice
 
-    def view(self, app: "Appliance") -> Screen:
+    def view(self, app: Appliance) -> Screen:
         player = self.names[self.queue[0]] if self.queue else ""
         return TurnScreen(player=player, throw=0, throws=1,
                           dice=tuple(DieIcon(v) for v in self.last), options=(), selected=None,
                           message=app.flash_label or say("roll_off_throw", player=player))
 
-    def on_press(self, app: "Appliance", press: Press) -> Mode | None:
+    def on_press(self, app: Appliance, press: Press) -> Mode | None:
         return self.menu if is_back(press) else None
 
-    def on_throw(self, app: "Appliance", seen: ThrowSeen) -> Mode | None:
+    def on_throw(self, app: Appliance, seen: ThrowSeen) -> Mode | None:
         if not self.queue:
             return None
         reading = seen.reading
