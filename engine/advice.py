@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from engine import events
+from engine.fold import apply
 from engine.rules import Category, Rules
 from engine.scoring import (
     extra_bonus, hypothetical_turn, joker_boxes, score_turn, second_turn_improves, sheet_win, throw_is_served,
@@ -169,9 +171,6 @@ class TurnChoice:
 
 def turn_choices(state: GameState) -> list[TurnChoice]:
     """For each die that may be turned over now, what it would give; best first (cacho)."""
-    from engine import events
-    from engine.fold import apply
-
     choices = []
     for die in turn_actions(state).turnable:
         value = 7 - state.turn.dice[die]

@@ -6,39 +6,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 from fractions import Fraction
-from typing import TYPE_CHECKING
 
 from engine.errors import BadStake, GameNotFinished
-
-if TYPE_CHECKING:
-    from engine.state import GameState
-
-
-def sides(state: "GameState") -> tuple[tuple[int, ...], ...]:
-    """Who wins and pays together: the partnerships, or each player alone."""
-    if state.partnerships is not None:
-        return state.partnerships
-    return tuple((p,) for p in range(len(state.players)))
-
-
-def side_total(state: "GameState", side: tuple[int, ...]) -> int:
-    """The side's points (bonus lines included), or rounds won in a match."""
-    totals = state.totals
-    return sum(totals[p] for p in side)
-
-
-def winning_sides(state: "GameState") -> tuple[tuple[int, ...], ...]:
-    if state.instant_win is not None:
-        return tuple(side for side in sides(state) if state.instant_win.player in side)
-    best = max(side_total(state, side) for side in sides(state))
-    return tuple(side for side in sides(state) if side_total(state, side) == best)
-
-
-def winners(state: "GameState") -> tuple[int, ...]:
-    """The players who won (the whole winning side in partnerships); () while playing."""
-    if not state.finished:
-        return ()
-    return tuple(sorted(p for side in winning_sides(state) for p in side))
+from engine.state import GameState, sides, side_total, winners, winning_sides
 
 
 @dataclass(frozen=True)
@@ -52,7 +22,7 @@ class Payment:
     amount: Decimal
 
 
-def settlement(state: "GameState", stake_per_point: Decimal | str | int | None = None) -> list[Payment]:
+def settlement(state: GameState, stake_per_point: Decimal | str | int | None = None) -> list[Payment]:
     """Every losing side pays every winning side (winner's total - own total) x stake,
     split equally between tied winners. After an instant win the margin counts as zero
     where the loser is ahead. With a stake per game (`Rules.stake_per`), every losing side
@@ -88,3 +58,6 @@ def _stake(value: Decimal | str | int | None) -> Decimal:
     if not stake.is_finite() or stake < 0:
         raise BadStake(f"the stake per point must be zero or more, not {value!r}")
     return stake
+
+
+__all__ = ["Payment", "settlement", "sides", "side_total", "winners", "winning_sides"]

@@ -187,6 +187,35 @@ class GameState:
     @property
     def winners(self) -> tuple[int, ...]:
         """The winning players once finished (ties share; with partnerships, the whole side)."""
-        from engine.settlement import winners
-
         return winners(self)
+
+
+# Who won: here beside the state they read, so that engine.settlement (who pays whom) imports
+# the state one way.
+
+
+def sides(state: GameState) -> tuple[tuple[int, ...], ...]:
+    """Who wins and pays together: the partnerships, or each player alone."""
+    if state.partnerships is not None:
+        return state.partnerships
+    return tuple((p,) for p in range(len(state.players)))
+
+
+def side_total(state: GameState, side: tuple[int, ...]) -> int:
+    """The side's points (bonus lines included), or rounds won in a match."""
+    totals = state.totals
+    return sum(totals[p] for p in side)
+
+
+def winning_sides(state: GameState) -> tuple[tuple[int, ...], ...]:
+    if state.instant_win is not None:
+        return tuple(side for side in sides(state) if state.instant_win.player in side)
+    best = max(side_total(state, side) for side in sides(state))
+    return tuple(side for side in sides(state) if side_total(state, side) == best)
+
+
+def winners(state: GameState) -> tuple[int, ...]:
+    """The players who won (the whole winning side in partnerships); () while playing."""
+    if not state.finished:
+        return ()
+    return tuple(sorted(p for side in winning_sides(state) for p in side))
