@@ -16,9 +16,20 @@ is solved first (minutes for yahtzee, kniffel and yatzy) and kept there when it 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 import time
+
+import engine
+from advisor.advise import advise, table_for
+from advisor.model import NotASheetGame
+from advisor.tables import find
+from cli.solve import parse_options, state_directory
+from engine import RuleError
+from engine.scoring import hypothetical_turn
+from engine.sheet import Mark
+from engine.state import Turn
 
 PROG = "cubilete advise"
 
@@ -49,12 +60,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from advisor.advise import advise, table_for
-    from advisor.model import NotASheetGame
-    from advisor.tables import find
-    from engine import RuleError
-    from cli.solve import parse_options, state_directory
-
     try:
         options = parse_options(args.game, args.option)
         state = what_if(args.game, options, args.dice, args.throw, args.held, args.sheet, args.bank)
@@ -79,13 +84,6 @@ def run(args: argparse.Namespace) -> int:
 def what_if(game_name: str, options: dict, dice_words: list[str] | None, throw: int, held: int,
             sheet_words: list[str], bank: int):
     """A one-player game state with this sheet and these dice, as the fold would have it."""
-    import dataclasses
-
-    import engine
-    from engine.scoring import hypothetical_turn
-    from engine.sheet import Mark
-    from engine.state import Turn
-
     state = engine.replay([engine.new_game(game_name, ["you"], options)])
     rules = state.rules
     if rules.match is not None:

@@ -7,6 +7,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from firmware.config import load_config
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("config", help="check a config file or print the defaults")
@@ -20,8 +22,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run_check(args: argparse.Namespace) -> int:
-    from firmware.config import load_config
-
     _, problems = load_config(args.file)
     for problem in problems:
         # Problems with the whole file already name it.

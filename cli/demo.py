@@ -12,6 +12,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from lab.demo import DEMO_SEED, quiet_logs, run_demo
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("demo", help="play a recorded Generala game through the whole device")
@@ -25,8 +27,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from lab.demo import DEMO_SEED, quiet_logs, run_demo
-
     quiet_logs()
     result = run_demo(Path(args.state_dir), Path(args.export_dir), quick=args.quick,
                       interactive=args.interactive, language=args.lang,

@@ -16,6 +16,11 @@ import logging
 import os
 import sys
 
+from firmware.config import load_config
+from firmware.export.exporter import export_games
+from firmware.export.safewrite import ExportError
+from firmware.export.usbjob import run_request, run_stick_export, run_usb_export
+
 PROG = "cubilete export"
 
 
@@ -54,10 +59,6 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from firmware.config import load_config
-    from firmware.export.exporter import export_games
-    from firmware.export.safewrite import ExportError
-
     config, problems = load_config(args.config)
     for problem in problems:
         print(f"{PROG}: warning: {problem.message}", file=sys.stderr)
@@ -66,16 +67,10 @@ def _run(args: argparse.Namespace) -> int:
     byte_cap = config.export.byte_cap_mb * 1_000_000
 
     if args.stick:
-        from firmware.export.usbjob import run_stick_export
-
         return run_stick_export(args.stick, config, state_dir=state_dir, device_name=name, quiet=args.quiet)
     if args.request:
-        from firmware.export.usbjob import run_request
-
         return run_request(args.request, config, state_dir=state_dir, device_name=name, quiet=args.quiet)
     if args.device:
-        from firmware.export.usbjob import run_usb_export
-
         return run_usb_export(args.device, config, state_dir=state_dir, all_games=args.all,
                               device_name=name, quiet=args.quiet)
     try:

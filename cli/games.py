@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import json
 
+from engine import GAMES, PRESETS
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
@@ -17,8 +19,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def catalogue() -> dict:
     """Every game and preset as plain data (what --json prints)."""
-    from engine import GAMES, PRESETS
-
     games = []
     for game in GAMES.values():
         games.append({

@@ -20,6 +20,12 @@ import sys
 import time
 from pathlib import Path
 
+import cv2
+import numpy as np
+
+from vision.image_file import Unreadable, load_image
+from vision.reader.reader import load_models, read_dice
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
@@ -35,8 +41,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from vision.reader.reader import load_models
-
     if args.expect is not None and args.expect < 0:
         print("cubilete read: error: --expect must be 0 or more", file=sys.stderr)
         return 2
@@ -52,11 +56,6 @@ def run(args: argparse.Namespace) -> int:
 
 def read_images(args: argparse.Namespace) -> int:
     """Read every image of args.images, one result each; 1 when any could not be read."""
-    import cv2
-
-    from vision.image_file import Unreadable, load_image
-    from vision.reader.reader import read_dice
-
     failed = False
     for path in args.images:
         image = load_image(path)
@@ -97,9 +96,6 @@ def one_line(path: str, reading, ms: float) -> str:
 
 def annotate(image, reading):
     """A copy of the image with each die outlined and labelled."""
-    import cv2
-    import numpy as np
-
     out = image.copy()
     scale = max(1.0, min(out.shape[:2]) / 720)
     thickness = max(1, round(scale))

@@ -11,12 +11,30 @@ the same at any speed; `--exit-at-end` stops when the replay ends (demos, the so
 from __future__ import annotations
 
 import argparse
+import json
 import logging
 import signal
 import sys
+import time
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
+
+from firmware.config import load_config
+from firmware.service import Service
+from hardware.buttons import ButtonSettings, ResilientButtons, open_buttons, parse_buttons_spec
+from hardware.camera import CameraSettings, open_resilient_camera, parse_camera_spec
+from hardware.display import open_display
+from hardware.recording import open_session
+from vision.tracker import ThrowTracker
+from vision.tray import TrayReader
+
+try:  # the simulated player (--player) is the lab's; the device's installation has no lab
+    from lab.autoplayer import TruthPlayer
+except ModuleNotFoundError as missing_lab:
+    if not (missing_lab.name or "").startswith("lab"):
+        raise
+    TruthPlayer = None
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -50,16 +68,6 @@ class FrameClock:
 
 def build_service(args: argparse.Namespace) -> Any:
     """Everything `cubilete run` needs, from the config and the options. ValueError for a bad spec."""
-    import time
-
-    from firmware.config import load_config
-    from firmware.service import Service
-    from hardware.buttons import ButtonSettings, ResilientButtons, open_buttons, parse_buttons_spec
-    from hardware.camera import CameraSettings, open_resilient_camera
-    from hardware.display import open_display
-    from vision.tracker import ThrowTracker
-    from vision.tray import TrayReader
-
     config, problems = load_config(args.config)
     state_dir = Path(args.state_dir or config.device.state_dir)
     camera = open_resilient_camera(args.camera or config.camera.spec,
@@ -89,12 +97,8 @@ def build_service(args: argparse.Namespace) -> Any:
 
 def simulated_player(game_json: str, camera_spec: str, frame_clock: FrameClock) -> Any:
     """The simulated player for a replayed synthetic session (its truth is in session.json)."""
-    import json
-
-    from lab.autoplayer import TruthPlayer
-    from hardware.camera import parse_camera_spec
-    from hardware.recording import open_session
-
+    if TruthPlayer is None:
+        raise ValueError("--player needs the lab (in a clone: pip install -e ./lab)")
     spec = parse_camera_spec(camera_spec)
     if spec.kind != "replay":
         raise ValueError("--player needs a replay camera (replay:DIR) of a synthetic session")

@@ -15,6 +15,8 @@ import argparse
 import json
 import sys
 
+from engine import RuleError, resolve_game, score_roll
+
 
 class UsageError(Exception):
     """A bad argument: printed as one line on stderr, exit code 2."""
@@ -45,8 +47,6 @@ def run(args: argparse.Namespace) -> int:
 
 
 def score(game_name: str, dice_words: list[str], throw: int, held: int, option_words: list[str]) -> dict:
-    from engine import RuleError, resolve_game, score_roll
-
     try:
         game, _ = resolve_game(game_name)
         given = {}

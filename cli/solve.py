@@ -15,6 +15,11 @@ import argparse
 import sys
 from pathlib import Path
 
+from advisor.model import NotASheetGame
+from advisor.tables import build, cache_path, save
+from engine import GAMES, RuleError, resolve_game
+from firmware.config import load_config
+
 PROG = "cubilete solve"
 
 
@@ -36,8 +41,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from engine import GAMES, RuleError
-
     if bool(args.game) == bool(args.all):
         print(f"{PROG}: error: name one game, or --all", file=sys.stderr)
         return 2
@@ -59,10 +62,6 @@ def run(args: argparse.Namespace) -> int:
 
 
 def solve_one(game_id: str, options: dict, out: Path | None, state_dir: str | None, chunk: int, quiet: bool) -> int:
-    from advisor.model import NotASheetGame
-    from advisor.tables import build, cache_path, save
-    from engine import resolve_game
-
     def report(level: int, positions: int, seconds: float) -> None:
         if not quiet:
             print(f"{PROG}: {game_id}: {level} open boxes, {positions} positions, {seconds:.1f} s", file=sys.stderr)
@@ -89,8 +88,6 @@ def solve_one(game_id: str, options: dict, out: Path | None, state_dir: str | No
 
 def parse_options(game_name: str, words: list[str]) -> dict:
     """KEY=VALUE words as the game's option values (raises RuleError or ValueError)."""
-    from engine import resolve_game
-
     game, _ = resolve_game(game_name)
     options = {}
     for word in words:
@@ -104,7 +101,6 @@ def parse_options(game_name: str, words: list[str]) -> dict:
 def state_directory(given: str | None, config_file: str | None) -> str:
     if given:
         return given
-    from firmware.config import load_config
 
     config, _ = load_config(config_file)
     return config.device.state_dir

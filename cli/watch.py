@@ -13,6 +13,9 @@ import argparse
 import json
 import sys
 
+from hardware.recording import ReplaySource, SessionError
+from vision.tracker import ThrowTracker
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("watch", help="follow the throws in a recorded camera session",
@@ -27,9 +30,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from hardware.recording import ReplaySource, SessionError  # noqa: PLC0415
-    from vision.tracker import ThrowTracker  # noqa: PLC0415
-
     if not args.camera.startswith("replay:") or len(args.camera) == len("replay:"):
         print(f"cubilete watch: --camera must be replay:DIR, got {args.camera!r}", file=sys.stderr)
         return 2

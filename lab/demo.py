@@ -26,6 +26,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
+import cv2
+
+import engine
+from firmware.eventlog import EventLog
+from firmware.export.exporter import export_games
+from hardware.buttons import KEYS_HELP, KeyboardButtons, ScriptedButtons
+from hardware.display import TerminalDisplay
+from lab.scripted_game import (
+    GAME_CONFIG, make_scripted_session, render_session, replay_service, session_clock,
+)
+from lab.sessions.synth import SessionConfig
+
 DEMO_SEED = 2026
 
 DEMO_GAME: list[dict[str, Any]] = [
@@ -54,8 +66,6 @@ class DemoResult:
 
 
 def session_config() -> Any:
-    from lab.sessions.synth import SessionConfig
-
     # Players take about two seconds to look at the screen and press; no camera frames are
     # needed at 30 fps while nothing moves.
     return SessionConfig(still_fps=10.0, think_s=(2.2, 2.6), lead_in_s=1.2)
@@ -63,9 +73,6 @@ def session_config() -> Any:
 
 def final_table(state_dir: Path) -> tuple[bool, str]:
     """The last game in the log as text: totals, winners, who pays whom."""
-    import engine
-    from firmware.eventlog import EventLog
-
     with EventLog.open(state_dir) as log:
         games = log.games()
         if not games:
@@ -93,15 +100,6 @@ def final_table(state_dir: Path) -> tuple[bool, str]:
 
 def run_demo(state_dir: Path, export_dir: Path, *, quick: bool = False, interactive: bool = False,
              language: str = "es", out: TextIO = sys.stdout, seed: int = DEMO_SEED) -> DemoResult:
-    import cv2
-
-    from firmware.export.exporter import export_games
-    from lab.scripted_game import (
-        GAME_CONFIG, make_scripted_session, render_session, replay_service, session_clock,
-    )
-    from hardware.buttons import KEYS_HELP, KeyboardButtons, ScriptedButtons
-    from hardware.display import TerminalDisplay
-
     cv2.setNumThreads(1)
     for folder in (state_dir, export_dir):
         shutil.rmtree(folder, ignore_errors=True)

@@ -21,10 +21,22 @@ show; its presses are saved as a button script that `ScriptedButtons` replays ex
 from __future__ import annotations
 
 import json
+import shutil
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
+
+import numpy as np
+
+from firmware.config import config_from_dict
+from firmware.service import Service
+from hardware.camera import Backoff, ReplayCamera, ResilientCamera
+from hardware.display import NullDisplay
+from lab.autoplayer import TruthPlayer
+from lab.sessions.script import parse_script
+from lab.sessions.synth import SessionConfig, generate_session
+from vision.tracker import ThrowTracker
 
 GAME_CONFIG = """\
 [device]
@@ -49,8 +61,6 @@ class ScriptedSession:
 
 
 def game_config(language: str = "es", text: str = GAME_CONFIG) -> Any:
-    from firmware.config import config_from_dict
-
     config, problems = config_from_dict(tomllib.loads(text.format(language=language)))
     assert not problems, problems
     return config
@@ -71,10 +81,6 @@ def write_button_script(path: Path, presses: Sequence[tuple[float, str, str]], a
 def replay_service(session: Path, state_dir: Path, buttons: Any, display: Any, language: str = "es",
                    realtime: bool = False, config_text: str = GAME_CONFIG) -> Any:
     """The real service on a replayed session, with these buttons and display (not started)."""
-    from firmware.service import Service
-    from hardware.camera import Backoff, ReplayCamera, ResilientCamera
-    from vision.tracker import ThrowTracker
-
     camera = ResilientCamera(lambda: ReplayCamera(session, realtime=realtime), backoff=Backoff(initial=0.1))
     return Service(game_config(language, config_text), [], state_dir, camera, display, buttons, ThrowTracker(),
                    control_socket=str(state_dir / "control.sock"), exit_at_end=True)
@@ -88,11 +94,6 @@ def session_clock(holder: dict[str, Any]) -> Any:
 def render_session(folder: Path, game: Sequence[dict[str, Any]], seed: int,
                    config: Any = None) -> tuple[Path, dict[str, Any]]:
     """Render the game's session (seeded, so always the same) into `folder`/session."""
-    import numpy as np
-
-    from lab.sessions.script import parse_script
-    from lab.sessions.synth import SessionConfig, generate_session
-
     session = generate_session(folder / "session", parse_script(session_steps(game)),
                                np.random.default_rng(seed), config or SessionConfig())
     truth = session.truth or json.loads((folder / "session" / "session.json").read_text("utf-8"))["truth"]
@@ -103,8 +104,6 @@ def play_session(session: Path, truth: dict[str, Any], game: Sequence[dict[str, 
                  display: Any, language: str = "es", config_text: str = GAME_CONFIG) -> Any:
     """The simulated player plays the session on the real service; returns the player (its
     presses) once the replay has ended."""
-    from lab.autoplayer import TruthPlayer
-
     holder: dict[str, Any] = {}
     player = TruthPlayer(game, truth, lambda: holder.get("service"))
     service = replay_service(session, state_dir, player, display, language, config_text=config_text)
@@ -117,10 +116,6 @@ def make_scripted_session(folder: Path, game: Sequence[dict[str, Any]], seed: in
                           config: Any = None, config_text: str = GAME_CONFIG) -> ScriptedSession:
     """Render the session, let the simulated player play it once on the real service (a
     rehearsal, with no screen) and keep its presses as the button script."""
-    import shutil
-
-    from hardware.display import NullDisplay
-
     session, truth = render_session(folder, game, seed, config)
     rehearsal = folder / "rehearsal"
     shutil.rmtree(rehearsal, ignore_errors=True)

@@ -90,7 +90,7 @@ class Sample:
 
 def training_scene(rng: np.random.Generator):
     """One varied synthetic scene: camera format, dice count and sizes drawn widely."""
-    from vision import synth
+    from lab import synth
 
     width, height = [(640, 480), (640, 480), (640, 480), (640, 640), (480, 640), (800, 600)][rng.integers(6)]
     big = rng.random() < 0.15  # a few dice filling much of the frame (a camera close to the tray)
@@ -136,7 +136,7 @@ def through_opening(rng: np.random.Generator, image: np.ndarray, boxes: list[tup
 
 def render_synthetic(cache: Path, count: int, seed: int) -> None:
     """Render scenes 0..count-1 of `seed` into cache (skips those already there)."""
-    from vision import synth
+    from lab import synth
     from lab.synth.clutter import clutter_strip
 
     cache.mkdir(parents=True, exist_ok=True)

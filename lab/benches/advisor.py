@@ -13,9 +13,18 @@ and yatzy), else the game is skipped.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import sys
 import time
+
+import numpy as np
+
+import engine
+from advisor.advise import advise, prepare
+from advisor.tables import PACKAGE_TABLES, cache_path, find, get_table
+from cli.solve import state_directory
+from engine import GAMES, events as ev
 
 
 def register(benches: argparse._SubParsersAction) -> None:
@@ -34,9 +43,6 @@ def register(benches: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ[name] = "1"  # one thread, as on the Pi (read when numpy loads)
-    from engine import GAMES
-    from cli.solve import state_directory
-
     state_dir = state_directory(args.state_dir, args.config)
     wanted = [g for g in args.games.split(",") if g] or [g.id for g in GAMES.values()
                                                            if g.default_rules.match is None]
@@ -57,13 +63,6 @@ def run(args: argparse.Namespace) -> int:
 
 
 def bench_game(game_id: str, state_dir: str, decisions: int, seed: int, build: bool) -> dict | None:
-    import numpy as np
-
-    import engine
-    from advisor.advise import advise, prepare
-    from advisor.tables import PACKAGE_TABLES, cache_path, find, get_table
-    from engine import events as ev
-
     started = time.perf_counter()
     table = find(game_id, state_dir=state_dir)
     load = time.perf_counter() - started
@@ -96,10 +95,6 @@ def bench_game(game_id: str, state_dir: str, decisions: int, seed: int, build: b
 
 def play(state, choice, rng, ev):
     """The state after the choice, with random dice for any throw."""
-    import dataclasses
-
-    import engine
-
     player = state.turn.player
     if choice.action == "fill":
         for die in choice.turn:

@@ -20,7 +20,11 @@ import tempfile
 import time
 from pathlib import Path
 
-from lab.scripted_game import GAME_CONFIG
+import cv2
+
+from lab.demo import DEMO_GAME
+from lab.scripted_game import GAME_CONFIG, make_scripted_session
+from lab.sessions.synth import SessionConfig
 
 TARGET_RSS_MB = 150.0
 TARGET_LATENCY_MS = 300.0
@@ -54,8 +58,6 @@ def _service(work: Path, name: str, camera: str, buttons: str) -> tuple[dict, fl
 
 def _decode_share(session: Path, fps: float, frames: int = 150) -> float:
     """The share of one core that decoding the session's JPEG frames takes at `fps`."""
-    import cv2
-
     cv2.setNumThreads(1)
     files = sorted((session / "frames").glob("*.jpg"))[:frames]
     started = time.process_time()
@@ -66,10 +68,6 @@ def _decode_share(session: Path, fps: float, frames: int = 150) -> float:
 
 
 def run(args: argparse.Namespace) -> int:
-    from lab.demo import DEMO_GAME
-    from lab.scripted_game import make_scripted_session
-    from lab.sessions.synth import SessionConfig
-
     with tempfile.TemporaryDirectory(prefix="cubilete-bench-") as temporary:
         work = Path(args.keep or temporary)
         work.mkdir(parents=True, exist_ok=True)

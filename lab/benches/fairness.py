@@ -11,6 +11,10 @@ from __future__ import annotations
 
 import argparse
 
+import numpy as np
+
+from engine.fairness import WARN_FROM_THROWS, chi_square_p_value, chi_square_statistic
+
 LOADED = (0.16, 0.16, 0.16, 0.16, 0.16, 0.20)
 FAIR = (1 / 6,) * 6
 CHECKPOINTS = (600, 800, 1000)
@@ -40,10 +44,6 @@ def run(args: argparse.Namespace) -> int:
 
 
 def simulate(weights, runs: int, throws: int, dice: int, seed: int) -> dict:
-    import numpy as np
-
-    from engine.fairness import WARN_FROM_THROWS, chi_square_p_value, chi_square_statistic
-
     rng = np.random.default_rng(seed)
     at = {n: 0 for n in CHECKPOINTS}
     first: list[int] = []

@@ -12,15 +12,26 @@ with a reason, exceptions, crashes, timeouts), and the slowest and biggest input
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import os
 import select
 import signal
 import tempfile
 import time
+import traceback
 from collections import Counter, defaultdict
+from contextlib import redirect_stdout
 from pathlib import Path
 from typing import Any
+
+import cv2
+from PIL import Image
+
+import cli.read
+from cli.read import read_images
+from lab.fuzz_inputs import fuzz_inputs
+from vision.reader.reader import load_models, read_dice
 
 TIMEOUT_S = 30.0
 TARGET_S = 2.0
@@ -47,15 +58,10 @@ def peak_mb() -> float:
 
 def read_one(path: str | None, array: Any) -> dict[str, Any]:
     """In the child: the input through the reader; what happened, how long, peak memory."""
-    import io
-    from contextlib import redirect_stdout
-
     started = time.perf_counter()
     outcome: dict[str, Any] = {}
     try:
         if path is not None:
-            from cli.read import read_images
-
             out = io.StringIO()
             args = argparse.Namespace(images=[path], json=True, expect=None, debug_dir=None)
             with redirect_stdout(out):
@@ -64,13 +70,10 @@ def read_one(path: str | None, array: Any) -> dict[str, Any]:
             outcome = {"outcome": "refused" if "error" in result else "read", "code": code,
                        "why": result.get("error", "")}
         else:
-            from vision.reader.reader import read_dice
-
             reading = read_dice(array)
             unreadable = [p.message for p in reading.problems if p.kind == "unreadable"]
             outcome = {"outcome": "refused" if unreadable else "read", "why": unreadable[0] if unreadable else ""}
     except BaseException as error:  # what the fuzz is looking for
-        import traceback
 
         outcome = {"outcome": "exception", "why": f"{type(error).__name__}: {error}"[:300],
                    "where": traceback.format_exc().strip().splitlines()[-3:]}
@@ -117,13 +120,6 @@ def in_child(path: str | None, array: Any) -> dict[str, Any]:
 
 
 def run(args: argparse.Namespace) -> int:
-    import cv2
-    from PIL import Image
-
-    import cli.read  # noqa: F401  (imported once, not in every child)
-    from lab.fuzz_inputs import fuzz_inputs
-    from vision.reader.reader import load_models
-
     cv2.setNumThreads(1)
     Image.init()  # every format plugin, before the forks
     load_models()  # once, before the forks: the children read with warm models

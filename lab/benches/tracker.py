@@ -16,6 +16,15 @@ import statistics
 import sys
 import time
 
+import cv2
+import numpy as np
+
+from lab.sessions.script import random_script
+from lab.sessions.synth import SessionConfig, synthesize
+from lab.sessions.truth import Score, TruthReader, score_events
+from vision.motion import MotionDetector
+from vision.tracker import ThrowTracker, TrackerConfig
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("tracker", help="settle latency, tracker speed, events against ground truth",
@@ -33,15 +42,6 @@ def _percentile(values: list[float], q: float) -> float:
 
 
 def run(args: argparse.Namespace) -> int:
-    import cv2  # noqa: PLC0415
-    import numpy as np  # noqa: PLC0415
-
-    from vision.motion import MotionDetector  # noqa: PLC0415
-    from lab.sessions.script import random_script  # noqa: PLC0415
-    from lab.sessions.synth import SessionConfig, synthesize  # noqa: PLC0415
-    from lab.sessions.truth import Score, TruthReader, score_events  # noqa: PLC0415
-    from vision.tracker import ThrowTracker, TrackerConfig  # noqa: PLC0415
-
     if args.sessions < 1 or args.turns < 1:
         print("cubilete bench tracker: --sessions and --turns must be at least 1", file=sys.stderr)
         return 2

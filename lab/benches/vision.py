@@ -39,6 +39,16 @@ import tempfile
 import time
 from pathlib import Path
 
+import cv2
+import numpy as np
+
+from lab import synth
+from lab.reader_eval.detector_eval import match_detections
+from lab.reader_eval.evaluate import format_summary, load_manifest, match_centres, match_photo, percentile, summarise
+from lab.synth.clutter import NEGATIVE_KINDS, negative_image
+from vision.reader.classifier import use_model
+from vision.reader.detector import THRESHOLD, detector
+from vision.reader.reader import load_models, read_dice
 from vision.reading import SURE_CONFIDENCE
 
 MATCHING_HELP = (
@@ -101,15 +111,11 @@ def expectation(args: argparse.Namespace, photo) -> int | None:
 
 
 def run(args: argparse.Namespace) -> int:
-    import cv2
-
     if args.manifest is None and args.synthetic is None and args.suite is None and not args.negatives:
         print("cubilete bench vision: give --manifest, --synthetic, --suite or --negatives", file=sys.stderr)
         return 2
     cv2.setNumThreads(args.threads)
     if args.classifier is not None:
-        from vision.reader.classifier import use_model
-
         try:
             use_model(args.classifier)
         except (OSError, ValueError, KeyError) as error:
@@ -135,8 +141,6 @@ def run(args: argparse.Namespace) -> int:
 
 def load_photos(args: argparse.Namespace, scratch: Path):
     """(title, root, photos) or an exit code after a one-line error."""
-    from lab.reader_eval.evaluate import load_manifest
-
     if args.synthetic is not None:
         try:
             manifest, root = synthetic_manifest(args.synthetic, args.seed, scratch)
@@ -160,11 +164,6 @@ def load_photos(args: argparse.Namespace, scratch: Path):
 
 
 def bench_reading(args: argparse.Namespace, title: str, root: Path, photos: list) -> int:
-    import cv2
-
-    from lab.reader_eval.evaluate import format_summary, match_photo, summarise
-    from vision.reader.reader import read_dice
-
     results = []
     warmed = False
     for photo in photos:
@@ -197,9 +196,6 @@ def bench_reading(args: argparse.Namespace, title: str, root: Path, photos: list
 
 def bench_suite(args: argparse.Namespace) -> int:
     """One row per photo set under --suite (and one for --negatives): the table of the issue."""
-    from lab.reader_eval.evaluate import load_manifest
-    from vision.reader.reader import load_models
-
     if args.expect is None:
         args.expect = "labelled"
     load_models()
@@ -234,11 +230,6 @@ def bench_suite(args: argparse.Namespace) -> int:
 
 def read_set(args: argparse.Namespace, root: Path, photos: list):
     """The summary of reading every photo of one set, or None when a photo is missing."""
-    import cv2
-
-    from lab.reader_eval.evaluate import match_photo, summarise
-    from vision.reader.reader import read_dice
-
     results = []
     for photo in photos:
         image = cv2.imread(str(root / photo.image), cv2.IMREAD_COLOR)
@@ -259,12 +250,6 @@ def read_set(args: argparse.Namespace, root: Path, photos: list):
 def read_negatives(count: int, seed: int) -> dict:
     """Dice found in `count` seeded no-dice pictures (image i of seed s: rng [s, 10**6 + i],
     kinds in turn), read without a dice count."""
-    import numpy as np
-
-    from lab.reader_eval.evaluate import percentile
-    from vision.reader.reader import read_dice
-    from lab.synth.clutter import NEGATIVE_KINDS, negative_image
-
     with_dice, dice, sure, ms = 0, 0, 0, []
     by_kind: dict[str, int] = {}
     for i in range(count):
@@ -314,13 +299,6 @@ def format_suite(rows: list[dict], expect, split: str) -> str:
 
 def bench_detection(args: argparse.Namespace, title: str, root: Path, photos: list) -> int:
     """Recall and precision of the detector's die centres, whatever the values."""
-    import cv2
-    import numpy as np
-
-    from vision.reader.detector import THRESHOLD, detector
-    from lab.reader_eval.detector_eval import match_detections
-    from lab.reader_eval.evaluate import percentile
-
     thresholds = sorted({0.15, 0.2, THRESHOLD, 0.4, 0.5, 0.6})
     tally = {t: [0, 0, 0, 0] for t in thresholds}  # found, missed, extra, photos all found and none extra
     centre_errors: list[float] = []
@@ -383,10 +361,6 @@ def bench_detection(args: argparse.Namespace, title: str, root: Path, photos: li
 
 def write_debug(folder: Path, photo, image, marks: list) -> None:
     """An annotated copy of a photo: label boxes, and each prediction with its text."""
-    import cv2
-
-    from lab.reader_eval.evaluate import match_centres
-
     out = image.copy()
     match = match_centres(photo.dice, [m[0] for m in marks])
     matched = set(match.values())
@@ -409,7 +383,5 @@ def synthetic_manifest(count: int, seed: int, folder: Path) -> tuple[Path, Path]
     """Render `count` random game scenes (5 dice, 640x480, dice 40-90 px) with
     lab.synth into `folder`; returns (manifest, root). Cocked and mostly hidden dice
     are labelled "ignore" by the generator."""
-    from vision import synth
-
     manifest = synth.write_manifest(folder, n=count, seed=seed, split="synthetic")
     return Path(manifest), folder

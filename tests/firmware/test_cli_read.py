@@ -14,7 +14,7 @@ from cli.main import main
 
 @pytest.fixture(scope="module")
 def scene_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from vision import synth
+    from lab import synth
 
     rendered = synth.render(synth.random_scene(np.random.default_rng(3)))
     path = tmp_path_factory.mktemp("scene") / "throw.png"
@@ -63,7 +63,7 @@ def test_debug_dir_gets_an_annotated_png(scene_file: Path, tmp_path: Path) -> No
 
 
 def test_bench_vision_prints_the_figures(scene_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from vision import synth
+    from lab import synth
 
     manifest = synth.write_manifest(tmp_path, n=3, seed=4)
     assert main(["bench", "vision", "--manifest", str(manifest)]) == 0
@@ -82,7 +82,7 @@ def test_bench_vision_missing_manifest_is_one_line(tmp_path: Path, capsys: pytes
 
 
 def test_bench_vision_can_compare_another_classifier_model(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from vision import synth
+    from lab import synth
     from vision.reader.classifier import MODEL_PATH
 
     manifest = synth.write_manifest(tmp_path, n=2, seed=5)
@@ -99,7 +99,7 @@ def test_bench_vision_can_compare_another_classifier_model(tmp_path: Path, capsy
 
 def test_bench_vision_suite_prints_a_row_per_set_and_the_negatives(tmp_path: Path,
                                                                   capsys: pytest.CaptureFixture[str]) -> None:
-    from vision import synth
+    from lab import synth
 
     for name, seed in (("camera-a", 6), ("camera-b", 7)):
         synth.write_manifest(tmp_path / name, n=2, seed=seed, split="test")

@@ -11,7 +11,7 @@ from vision.reading import SURE_CONFIDENCE, Reading
 
 
 def synthetic_scenes(count: int, seed: int):
-    from vision import synth
+    from lab import synth
 
     rng = np.random.default_rng(seed)
     for _ in range(count):

@@ -58,7 +58,7 @@ def test_two_peaks_of_one_die_are_one_detection() -> None:
 
 
 def synthetic_scenes(count: int, seed: int, **options):
-    from vision import synth
+    from lab import synth
 
     rng = np.random.default_rng(seed)
     for _ in range(count):
