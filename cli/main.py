@@ -6,8 +6,8 @@ starts in about 0.1 s instead of the 0.5 s that importing every command's depend
 (OpenCV, numpy, the service, the advisor) takes. That `importlib.import_module` is the
 command line's one deferred import.
 
-`demo` and `bench` are the lab's (`lab.demo`, `lab.benches`); on a device installed
-without the lab they say so and exit 2.
+`demo` and `bench` drive the lab (`lab.demo`; `cli.bench`, which the device's wheel leaves
+out); on a device installed without the lab they say so and exit 2.
 """
 
 from __future__ import annotations
@@ -66,7 +66,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         parser = build_parser(command) if command is not None else build_parser("games")
     except ModuleNotFoundError as error:
-        if command in LAB_COMMANDS and (error.name or "").startswith("lab"):
+        if command in LAB_COMMANDS and (error.name or "").startswith(("lab", "cli.bench")):
             print(f"cubilete {command}: needs the lab, which this installation lacks "
                   "(in a clone: make demo, or pip install -e ./lab)", file=sys.stderr)
             return 2

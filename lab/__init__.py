@@ -1,8 +1,8 @@
 """The lab: what develops and measures the device, never shipped to the Pi.
 
 The device's packages (`engine`, `vision`, `hardware`, `firmware`) never import the lab;
-the lab drives them. Only the command line (`cli.demo`, `cli.bench`, `cli.run --player`),
-the training scripts and the tests import it.
+the lab drives them. Only the command line (`cli.demo`, `cli.run --player`),
+the bench commands (`cli.bench`), the training scripts and the tests import it.
 
 - `synth/`: seeded synthetic photos of dice with exact labels (`python -m lab.synth`).
 - `sessions/`: synthetic camera sessions with ground truth (`synth`), their throw scripts
@@ -14,7 +14,6 @@ the training scripts and the tests import it.
   synthetic session with scripted or simulated button presses (`cubilete demo`).
 - `soak`, `soak_game`, `soak_log`, `soak_service`: SIGKILL the service over whole games
   (`python -m lab.soak`).
-- `benches/`: `cubilete bench ...` (vision, tracker, appliance, fuzz, advisor, fairness).
 
 Packaging: the lab is its own distribution (`lab/pyproject.toml`, `cubilete-lab`), which
 `make demo` and `make test` install beside the device's (`cubilete`, the root
