@@ -22,6 +22,9 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Callable
 
+import engine
+from hardware.camera import parse_camera_spec
+
 DEFAULT_PATH = Path("/etc/cubilete/config.toml")
 # The shipped file with every key and its comments is about 4 kB; anything far bigger is not
 # a config someone wrote, and reading it whole could starve the device of memory.
@@ -109,7 +112,6 @@ def camera_spec() -> dict[str, Rule]:
     def check(value: Any) -> str:
         if not isinstance(value, str):
             raise Invalid
-        from hardware.camera import parse_camera_spec
         try:
             parse_camera_spec(value)
         except ValueError:
@@ -340,8 +342,6 @@ def _buttons_pins_distinct(section: ButtonsConfig) -> list[tuple[str, Any, str]]
 
 def _game_options_known(section: GameConfig) -> list[tuple[str, Any, str]]:
     """House rules must be options of the game with allowed values (the engine says which)."""
-    import engine
-
     game = engine.get_game(section.game)
     for key, value in section.options.items():
         try:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import logging
+import resource
 import signal
 import socket
 import sqlite3
@@ -24,6 +25,8 @@ import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Callable
+
+import cv2
 
 from firmware import sdnotify
 from firmware.appliance import (
@@ -33,7 +36,12 @@ from firmware.appliance import (
 from firmware.appliance.texts import say
 from firmware.config import Config, ConfigProblem
 from firmware.eventlog import EventLog, StorageUnavailable, storage_problem, write_atomically
+from firmware.export import exported_game_ids, notify
+from firmware.export.notify import bind_control_socket, request_export
+from firmware.retention import prune_snapshots
+from firmware.ui.presenter import BurnInSettings, ScreenPresenter
 from firmware.ui.screens import MessageScreen, stopped_screen
+from vision import tracker_events as te
 
 log = logging.getLogger("cubilete.service")
 
@@ -104,8 +112,6 @@ def game_defaults(config: Config) -> GameDefaults:
 
 def jpeg_encoder(image: Any, quality: int) -> Callable[[], bytes | None]:
     def encode() -> bytes | None:
-        import cv2  # noqa: PLC0415
-
         ok, data = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, quality])
         return data.tobytes() if ok else None
     return encode
@@ -113,8 +119,6 @@ def jpeg_encoder(image: Any, quality: int) -> Callable[[], bytes | None]:
 
 def translate(event: Any, jpeg_quality: int) -> Any:
     """A vision.tracker event as an appliance input (None for those it does not need)."""
-    from vision import tracker_events as te  # noqa: PLC0415
-
     if isinstance(event, te.ThrowSettled):
         snapshot = jpeg_encoder(event.frame, jpeg_quality) if event.frame is not None else None
         return ThrowSeen(event.reading, tuple(event.moved), tuple(event.previous), event.t, snapshot,
@@ -132,8 +136,6 @@ def translate(event: Any, jpeg_quality: int) -> Any:
 
 def export_input(data: bytes) -> Any:
     """A datagram from the USB exporter as an appliance input (ValueError if malformed)."""
-    from firmware.export import notify  # noqa: PLC0415
-
     message = notify.parse_message(data)
     if message.type == notify.STARTED:
         return UsbExportStarted(message.device)
@@ -174,7 +176,6 @@ def peak_rss_mb() -> float:
                     return int(line.split()[1]) / 1024
     except OSError:
         pass
-    import resource  # noqa: PLC0415
 
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
@@ -185,10 +186,6 @@ class Service:
                  control_socket: str | None = None, exit_at_end: bool = False,
                  on_record: Callable[[str, int, str, float], None] | None = None,
                  tracker_factory: Callable[[], Any] | None = None, wal_autocheckpoint: int | None = None) -> None:
-        from firmware.ui.presenter import BurnInSettings, ScreenPresenter  # noqa: PLC0415
-
-        import cv2  # noqa: PLC0415
-
         # One OpenCV thread: a steady load beside the camera on a small Pi, and a replayed
         # session reads exactly the same every time.
         cv2.setNumThreads(1)
@@ -277,8 +274,6 @@ class Service:
         return self._scene_t
 
     def _bind_control(self, path: str) -> socket.socket | None:
-        from firmware.export.notify import bind_control_socket  # noqa: PLC0415
-
         try:
             return bind_control_socket(path)
         except OSError as error:  # no runtime directory (a development run): no USB messages
@@ -288,8 +283,6 @@ class Service:
     def _request_usb_export(self, device: str) -> None:
         """The menu's "copy all": a request file beside the control socket starts the exporter
         (cubilete-export-request.path); the service itself never mounts anything."""
-        from firmware.export.notify import request_export  # noqa: PLC0415
-
         request_export(self.control_path.parent, device, all_games=True)
 
     def _prefs_changed(self, prefs: Prefs) -> None:
@@ -472,9 +465,6 @@ class Service:
             self.retention()
 
     def retention(self) -> None:
-        from firmware.export import exported_game_ids  # noqa: PLC0415
-        from firmware.retention import prune_snapshots  # noqa: PLC0415
-
         try:
             prune_snapshots(self.log, exported_game_ids(self.state_dir), self.config.storage.retention_days,
                             self.config.storage.disk_cap_mb)

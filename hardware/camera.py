@@ -14,12 +14,16 @@ them on a development machine.
 from __future__ import annotations
 
 import logging
+import sys
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Mapping, Protocol, Sequence
 
+import cv2
 import numpy as np
+
+from hardware.recording import ReplaySource
 
 log = logging.getLogger("cubilete.camera")
 
@@ -198,8 +202,6 @@ class OpenCVCamera:
         self._capture: Any = None
 
     def start(self) -> None:
-        import cv2  # noqa: PLC0415
-
         if isinstance(self.source, str) and not self.is_file and not self.source.startswith("/dev/"):
             raise CameraError(f"{self.description}: no such file or device")
         capture = cv2.VideoCapture(self.source, cv2.CAP_V4L2) if not self.is_file and _on_linux() \
@@ -250,8 +252,6 @@ class OpenCVCamera:
 
 
 def _on_linux() -> bool:
-    import sys  # noqa: PLC0415
-
     return sys.platform.startswith("linux")
 
 
@@ -274,10 +274,6 @@ class ReplayCamera:
         self._frames: Iterator[Any] | None = None
 
     def start(self) -> None:
-        try:
-            from hardware.recording import ReplaySource  # noqa: PLC0415
-        except ImportError as error:
-            raise CameraError(f"{self.description}: hardware.recording is not available ({error})") from error
         if not self.path.is_dir():
             raise CameraError(f"{self.description}: no such session folder")
         try:

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
+import cv2
 import numpy as np
 
 SESSION_FILE = "session.json"
@@ -147,8 +148,6 @@ def _inside(folder: Path, name: str) -> bool:
 
 def read_frames(session: Session) -> Iterator[Frame]:
     """Decode the session's frames in order, as fast as possible."""
-    import cv2  # noqa: PLC0415
-
     if session.video is None:
         for ref in session.frames:
             assert ref.file is not None
@@ -245,8 +244,6 @@ class SessionWriter:
         (self.path / FRAMES_DIR if kind == "jpeg" else self.path).mkdir(parents=True, exist_ok=True)
 
     def write(self, image: np.ndarray, t: float) -> None:
-        import cv2  # noqa: PLC0415
-
         if t < self._last_t:
             raise ValueError(f"frame times must not go back ({t} after {self._last_t})")
         height, width = image.shape[:2]

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from PIL import Image
 
 FORMATS = ("PNG", "JPEG", "BMP", "GIF", "TIFF", "WEBP", "PPM")
 MODES = ("RGB", "L", "RGBA", "P", "1", "LA", "I;16", "CMYK", "I", "F")
@@ -56,8 +57,6 @@ def picture(rng: np.random.Generator, width: int, height: int) -> np.ndarray:
 
 def encode(pixels: np.ndarray, fmt: str, mode: str, **options: Any) -> bytes | None:
     """Pixels as a file of this format and mode, or None when Pillow cannot write that pair."""
-    from PIL import Image
-
     image = Image.fromarray(pixels, "RGB")
     try:
         if mode in ("I;16", "I", "F"):

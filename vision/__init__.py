@@ -1,27 +1,18 @@
-"""Reading dice from camera images and frame streams with OpenCV.
+"""The device's eyes: reading dice from camera images and following throws in the frame stream.
 
 The reader knows nothing of games: it reports dice, values, positions and how sure it is.
+
+- `read_dice(image, expected, tray)`: the one entry to the reader (`vision.reader`: the
+  detector and classifier networks, their windows and model files).
+- `reading`: what a reading is (dice, problems, how sure); `image_file`: photos from disk,
+  refused safely when hostile; `tray`: reading only the tray.
+- `tracker` (with `motion`, `dice_moves`, `tracker_events`): settled throws, held, thrown and
+  turned dice, hands and objects, from timestamped frames.
+
+Synthetic scenes and sessions, and the reader's evaluation, are the lab's (`lab/`); the
+recorded-session format is `hardware.recording`.
 """
 
-from __future__ import annotations
+from vision.reader.reader import read_dice
 
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from typing import Sequence
-
-    import numpy as np
-
-    from vision.reading import Reading
-
-
-def read_dice(image: "np.ndarray", expected: int | None = None,
-              tray: "Sequence[tuple[float, float]] | None" = None) -> "Reading":
-    """Every die in a BGR image: top-face value, centre, size, angle, confidence, problems;
-    with `tray` (a polygon in the image's pixels) only those on the tray.
-
-    The reader (OpenCV's dnn and the networks) is imported on first use.
-    """
-    from vision.reader.reader import read_dice as read
-
-    return read(image, expected, tray)
+__all__ = ["read_dice"]

@@ -22,7 +22,9 @@ import warnings
 from dataclasses import dataclass
 from typing import Any, BinaryIO
 
+import cv2
 import numpy as np
+from PIL import Image as PILImage, ImageOps, UnidentifiedImageError
 
 # 24 megapixels: a 6000 x 4000 phone photo. Decoded it is 72 MB of pixels, and the reader
 # shrinks it before reading; more than that only costs memory the Pi does not have.
@@ -68,8 +70,6 @@ def load_image(path: str | os.PathLike[str], max_pixels: int = MAX_PIXELS) -> np
 
 
 def _decode(stream: BinaryIO, max_pixels: int) -> np.ndarray | Unreadable:
-    from PIL import Image as PILImage, ImageOps, UnidentifiedImageError
-
     try:
         picture = PILImage.open(stream)  # reads the header only
     except UnidentifiedImageError:
@@ -97,8 +97,6 @@ def _decode(stream: BinaryIO, max_pixels: int) -> np.ndarray | Unreadable:
 
 def _as_bgr(picture: Any) -> np.ndarray:
     """8-bit BGR of any Pillow mode, with as few copies as it can."""
-    import cv2
-
     mode = picture.mode
     if mode in ("I;16", "I;16L", "I;16B", "I;16N", "I", "F"):
         values = np.asarray(picture)

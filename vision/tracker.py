@@ -32,9 +32,9 @@ from typing import Callable
 
 import cv2
 import numpy as np
-
 from .dice_moves import NEW, THROWN, DiceMoves, MoveConfig, MoveEvidence, classify_moves, match_dice
 from .motion import MotionConfig, MotionDetector, MotionSample
+from .reader.reader import read_dice
 from .reading import SURE_CONFIDENCE, DieReading, Problem, Reading, die_problems
 from .tracker_events import (
     DiceRemoved, ForeignObject, MotionStarted, ReadingUnstable, ThrowSettled, TrackerEvent, TrayEmpty,
@@ -76,8 +76,6 @@ class ThrowTracker:
     def __init__(self, dice_count: int | None = None, reader: Reader | None = None,
                  config: TrackerConfig = TrackerConfig()) -> None:
         if reader is None:
-            from . import read_dice  # noqa: PLC0415 - the reader is heavy; load it only when used
-
             reader = read_dice
         self.dice_count = dice_count
         self.reader = reader

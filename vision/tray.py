@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING, Callable, Sequence
 import cv2
 import numpy as np
 
+from vision import read_dice
+
 if TYPE_CHECKING:
     from vision.reading import Reading
 
@@ -82,8 +84,6 @@ class TrayReader:
 
     def __call__(self, frame: np.ndarray, expected: int | None) -> "Reading":
         if self._read is None:
-            from vision import read_dice
-
             self._read = read_dice
         reading = self._read(frame, expected, self.outline)
         if self.looking and not reading.dice and all(p.kind == "count" for p in reading.problems):

@@ -27,7 +27,9 @@ import sys
 from pathlib import Path
 from typing import Any, Sequence
 
+from firmware.config import load_config
 from firmware.export import notify
+from hardware.usb import UsbError, UsbPartition
 
 JOB_FILE = "job.json"
 RESULT_FILE = "result.json"
@@ -86,14 +88,10 @@ def writer_result(runtime: Path) -> tuple[int, int, str | None] | None:
 
 
 def _socket(config_path: str | None) -> str:
-    from firmware.config import load_config
-
     return load_config(config_path)[0].export.socket
 
 
 def mount(runtime: Path, device: str | None, request_dir: str | None, user: str, config_path: str | None) -> int:
-    from hardware.usb import UsbError, UsbPartition
-
     socket_path = _socket(config_path)
     all_games = False
     try:
@@ -122,8 +120,6 @@ def mount(runtime: Path, device: str | None, request_dir: str | None, user: str,
 
 
 def unmount(runtime: Path, config_path: str | None) -> int:
-    from hardware.usb import UsbError, UsbPartition
-
     socket_path = _socket(config_path)
     job = read_json(runtime, JOB_FILE) or {}
     name = str(job.get("device", ""))

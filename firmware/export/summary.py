@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any, Sequence
 
+import engine
+
 STATUS_FINISHED = "finished"
 STATUS_ENDED = "ended unfinished"
 STATUS_PLAYING = "in progress"
@@ -104,8 +106,6 @@ def summarize(game_id: str, game: str, started_at: str, ended_at: str | None,
 
 def _from_replay(events: Sequence[dict[str, Any]], language: str, base: dict[str, Any],
                  status_if_unscored: str) -> GameSummary:
-    import engine
-
     state, fills, problem = _fold(events)
     spanish = language == "es"
     game_name = state.game.name_es if spanish else state.game.name_en
@@ -142,8 +142,6 @@ def _from_replay(events: Sequence[dict[str, Any]], language: str, base: dict[str
 def _fold(events: Sequence[dict[str, Any]]) -> tuple[Any, dict[int, int], str | None]:
     """The game state, the points of each box filled (by event index) and the first event
     the rules refused, if any: the sheet then shows the game up to that event."""
-    import engine
-
     state = engine.start(events[0])
     fills: dict[int, int] = {}
     for index, event in enumerate(events[1:], start=1):

@@ -5,6 +5,7 @@ and burn-in protection.
     image = render(TurnScreen(...), "es")   # PIL.Image, mode "1", 128x64
 """
 
+from firmware.ui.renderer import render as _render
 from firmware.ui.screens import (
     ICONS,
     ConfirmScreen,
@@ -41,6 +42,4 @@ LANGUAGES = ("es", "en")
 
 def render(screen: Screen, lang: str = "es"):  # -> PIL.Image.Image
     """Draw a screen: a 128x64 one-bit PIL image (mode "1")."""
-    from firmware.ui.renderer import render as _render
-
     return _render(screen, lang)

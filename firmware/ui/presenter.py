@@ -18,6 +18,7 @@ from typing import Any, Callable, Mapping
 
 from PIL import Image, ImageChops
 
+from firmware.ui.renderer import render
 from firmware.ui.screens import Screen
 
 # The shift cycles through these offsets (x, y); renderers keep x=127 and y=63 blank.
@@ -77,8 +78,6 @@ class ScreenPresenter:
     def show(self, screen: Screen) -> Image.Image:
         """Render the screen (unless it is the one shown) and send it if the frame changed.
         Returns the unshifted frame."""
-        from firmware.ui.renderer import render  # noqa: PLC0415
-
         if screen != self.screen or self._image is None:
             self.screen = screen
             self._image = render(screen, self.lang)

@@ -33,6 +33,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from lab.synth import random_scene, render
 from vision.reader import classifier
 from vision.reader.classifier import COCKED, MODEL_PATH, NOT_A_DIE, classify_dice, value_confidence
 from vision.reader.windows import edge_angle, edge_from_box
@@ -95,8 +96,6 @@ def measure_manifest(manifest: Path, root: Path, photos: set[str] | None, split:
 
 
 def measure_synthetic(n: int, seed: int, tta) -> Tally:
-    from lab.synth import random_scene, render
-
     rng = np.random.default_rng(seed)
     tally = Tally()
     for i in range(n):

@@ -7,9 +7,10 @@ import argparse
 import sys
 import time
 
-from .manifest import write_manifest
 from .looks import LOOK_STYLES
+from .manifest import write_manifest
 from .spec import BACKGROUND_KINDS, DIE_STYLES
+from .timing import run_bench
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -39,8 +40,6 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--split", default="test", help="split name written in the manifest (default test)")
     args = parser.parse_args(argv)
     if args.bench:
-        from .timing import run_bench
-
         for line in run_bench(width=args.width, height=args.height):
             print(line)
         return 0

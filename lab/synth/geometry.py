@@ -11,8 +11,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+import cv2
 import numpy as np
-
 from .spec import CameraSpec, DieSpec
 
 UP = np.array([0.0, 0.0, -1.0])
@@ -154,8 +154,6 @@ class DiePose:
 
     def footprint(self) -> np.ndarray:
         """Convex outline of the die seen from straight above, in plane px (closed, N x 2)."""
-        import cv2
-
         xy = self.corners()[:, :2].astype(np.float32)
         return cv2.convexHull(xy).reshape(-1, 2).astype(float)
 

@@ -10,8 +10,8 @@ import dataclasses
 import time
 from typing import Callable
 
+import cv2
 import numpy as np
-
 from .random_scene import random_scene
 from .renderer import clear_caches, render
 from .spec import Occluder, SceneSpec
@@ -39,8 +39,6 @@ def _hand(scene: SceneSpec, i: int) -> SceneSpec:
 
 
 def run_bench(scenes: int = 6, frames: int = 15, width: int = 640, height: int = 480) -> list[str]:
-    import cv2
-
     threads = cv2.getNumThreads()
     cv2.setNumThreads(1)
     try:
