@@ -31,7 +31,7 @@ import cv2
 from firmware import sdnotify
 from firmware.appliance import (
     Appliance, ButtonsBack, ButtonsMissing, CameraBack, CameraLost, GameDefaults, MotionSeen, ObjectOnTray, Prefs,
-    Press, ReadingUnstable, ThrowSeen, Tick, TrayCleared, UsbExportDone, UsbExportFailed, UsbExportStarted,
+    ThrowSeen, Tick, TrayCleared, UsbExportDone, UsbExportFailed, UsbExportStarted,
 )
 from firmware.appliance.texts import say
 from firmware.config import Config, ConfigProblem
@@ -130,7 +130,7 @@ def translate(event: Any, jpeg_quality: int) -> Any:
     if isinstance(event, (te.TrayEmpty, te.DiceRemoved)):
         return TrayCleared(event.t)
     if isinstance(event, te.ReadingUnstable):
-        return ReadingUnstable(event.t, event.reason)
+        return event
     return None
 
 
@@ -354,7 +354,7 @@ class Service:
         self._camera_status()
         self._buttons_status()
         for press in self.buttons.events():
-            self._handle(Press(press.button, press.kind, press.t))
+            self._handle(press)
             self.presenter.activity()
         self._drain_control()
         now = self.clock()

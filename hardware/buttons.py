@@ -1,6 +1,6 @@
 """Button sources: GPIO push buttons, a rotary encoder, the terminal keyboard, and a script.
 
-Every source is polled with `events()` (non-blocking) and gives `ButtonEvent(button, kind, t)`:
+Every source is polled with `events()` (non-blocking) and gives `Press(button, kind, t)`:
 button "prev" | "next" | "ok"; kind "short" (released before the long-press time),
 "long" (held for the long-press time; reported once, as soon as it is reached, not on
 release), "repeat" (a repeating button held down: first at the long-press time, then every
@@ -35,14 +35,17 @@ KINDS = ("short", "long", "repeat")
 
 
 @dataclass(frozen=True)
-class ButtonEvent:
+class Press:
+    """A button: "prev" | "next" | "ok", kind "short" | "long" | "repeat", at time t (the
+    one label type: what the buttons report is what the appliance reacts to)."""
+
     button: str
-    kind: str
-    t: float
+    kind: str = "short"
+    t: float = 0.0
 
 
 class ButtonSource(Protocol):
-    def events(self) -> list[ButtonEvent]: ...
+    def events(self) -> list[Press]: ...
 
     def close(self) -> None: ...
 
@@ -110,10 +113,10 @@ class PressTracker:
     def pressed(self) -> bool:
         return self._stable
 
-    def edge(self, pressed: bool, t: float) -> list[ButtonEvent]:
+    def edge(self, pressed: bool, t: float) -> list[Press]:
         if pressed == self._raw:
             return []
-        out: list[ButtonEvent] = []
+        out: list[Press] = []
         if t - self._raw_t >= self.debounce_s:
             out += self._commit(self._raw, self._raw_t)
         if self._stable and self._raw:  # the press lasted until this edge
@@ -121,8 +124,8 @@ class PressTracker:
         self._raw, self._raw_t = pressed, t
         return out
 
-    def poll(self, now: float) -> list[ButtonEvent]:
-        out: list[ButtonEvent] = []
+    def poll(self, now: float) -> list[Press]:
+        out: list[Press] = []
         if self._raw != self._stable and now - self._raw_t >= self.debounce_s:
             if self._stable:
                 out += self._timed(self._raw_t)
@@ -132,7 +135,7 @@ class PressTracker:
             out += self._timed(now if self._raw else self._raw_t)
         return out
 
-    def _commit(self, pressed: bool, t: float) -> list[ButtonEvent]:
+    def _commit(self, pressed: bool, t: float) -> list[Press]:
         if pressed == self._stable:
             return []
         self._stable = pressed
@@ -143,9 +146,9 @@ class PressTracker:
             return []
         if t - self._press_t >= self.long_press_s:
             return [self._held_event(t)]
-        return [ButtonEvent(self.button, "short", t)]
+        return [Press(self.button, "short", t)]
 
-    def _timed(self, now: float) -> list[ButtonEvent]:
+    def _timed(self, now: float) -> list[Press]:
         if not self._long_done:
             threshold = self._press_t + self.long_press_s
             if now < threshold:
@@ -160,11 +163,11 @@ class PressTracker:
             if self._next_repeat <= now:
                 # One repeat per poll: after a stall the list must not jump by many items at once.
                 self._next_repeat = now + self.repeat_interval_s
-            return [ButtonEvent(self.button, "repeat", t)]
+            return [Press(self.button, "repeat", t)]
         return []
 
-    def _held_event(self, t: float) -> ButtonEvent:
-        return ButtonEvent(self.button, "repeat" if self.repeat_interval_s else "long", t)
+    def _held_event(self, t: float) -> Press:
+        return Press(self.button, "repeat" if self.repeat_interval_s else "long", t)
 
 
 def _tracker(button: str, settings: ButtonSettings, pressed: bool, t: float) -> PressTracker:
@@ -184,18 +187,18 @@ class _TrackedSource:
     def __init__(self, clock: Clock) -> None:
         self.clock = clock
         self._lock = threading.Lock()
-        self._pending: list[ButtonEvent] = []
+        self._pending: list[Press] = []
         self._trackers: dict[str, PressTracker] = {}
 
     def _edge(self, button: str, pressed: bool) -> None:
         with self._lock:
             self._pending += self._trackers[button].edge(pressed, self.clock())
 
-    def _emit(self, event: ButtonEvent) -> None:
+    def _emit(self, event: Press) -> None:
         with self._lock:
             self._pending.append(event)
 
-    def events(self) -> list[ButtonEvent]:
+    def events(self) -> list[Press]:
         now = self.clock()
         with self._lock:
             out, self._pending = self._pending, []
@@ -253,8 +256,8 @@ class RotaryEncoderButtons(_TrackedSource):
         try:
             self.encoder = RotaryEncoder(a, b, max_steps=0, pin_factory=pin_factory)
             clockwise, counter = ("prev", "next") if settings.reverse_encoder else ("next", "prev")
-            self.encoder.when_rotated_clockwise = lambda: self._emit(ButtonEvent(clockwise, "short", self.clock()))
-            self.encoder.when_rotated_counter_clockwise = lambda: self._emit(ButtonEvent(counter, "short", self.clock()))
+            self.encoder.when_rotated_clockwise = lambda: self._emit(Press(clockwise, "short", self.clock()))
+            self.encoder.when_rotated_counter_clockwise = lambda: self._emit(Press(counter, "short", self.clock()))
             self.push = Button(push, pull_up=settings.pull_up, bounce_time=None, pin_factory=pin_factory)
             push_settings = ButtonSettings(long_press_s=settings.long_press_s, debounce_s=settings.debounce_s,
                                            repeating=())
@@ -312,7 +315,7 @@ class KeyboardButtons:
             tty.setcbreak(self.fd)
             atexit.register(self._restore)
 
-    def events(self) -> list[ButtonEvent]:
+    def events(self) -> list[Press]:
         if self.fd is None:
             return []
         while select.select([self.fd], [], [], 0)[0]:
@@ -323,8 +326,8 @@ class KeyboardButtons:
             self._buffer += chunk
         return self._parse(self.clock())
 
-    def _parse(self, t: float) -> list[ButtonEvent]:
-        out: list[ButtonEvent] = []
+    def _parse(self, t: float) -> list[Press]:
+        out: list[Press] = []
         data, self._buffer = self._buffer, b""
         i = 0
         while i < len(data):
@@ -337,7 +340,7 @@ class KeyboardButtons:
                 key, i = data[i:i + 1], i + 1
             if key in KEYS:
                 button, kind = KEYS[key]
-                out.append(ButtonEvent(button, kind, t))
+                out.append(Press(button, kind, t))
         return out
 
     def _restore(self) -> None:
@@ -362,12 +365,12 @@ class ScriptError(ValueError):
     """A line of a button script is wrong; the message names the file and line."""
 
 
-def parse_script(text: str, source: str = "<script>") -> list[ButtonEvent]:
+def parse_script(text: str, source: str = "<script>") -> list[Press]:
     """Lines `TIME BUTTON [KIND]`: `1.5 ok short`, `+0.8 next` (0.8 s after the previous line).
 
     TIME is seconds from the start of the script; KIND defaults to short; # starts a comment.
     """
-    events: list[ButtonEvent] = []
+    events: list[Press] = []
     last = 0.0
     for number, line in enumerate(text.splitlines(), 1):
         words = line.split("#", 1)[0].split()
@@ -388,7 +391,7 @@ def parse_script(text: str, source: str = "<script>") -> list[ButtonEvent]:
             raise ScriptError(f"{where}: unknown button {button!r} (prev, next, ok)")
         if kind not in KINDS:
             raise ScriptError(f"{where}: unknown kind {kind!r} (short, long, repeat)")
-        events.append(ButtonEvent(button, kind, t))
+        events.append(Press(button, kind, t))
         last = t
     return events
 
@@ -402,7 +405,7 @@ class ScriptedButtons:
     (handy for stepping a demo as fast as it can go).
     """
 
-    def __init__(self, script: str | Path | Iterable[ButtonEvent | tuple[float, str, str]],
+    def __init__(self, script: str | Path | Iterable[Press | tuple[float, str, str]],
                  clock: Clock | None = time.monotonic) -> None:
         if isinstance(script, (str, Path)):
             path = Path(script)
@@ -412,7 +415,7 @@ class ScriptedButtons:
                 raise ScriptError(f"{path}: cannot read the button script ({error.strerror})") from None
             self.script = parse_script(text, str(path))
         else:
-            self.script = [e if isinstance(e, ButtonEvent) else ButtonEvent(e[1], e[2], float(e[0])) for e in script]
+            self.script = [e if isinstance(e, Press) else Press(e[1], e[2], float(e[0])) for e in script]
             bad = [e for e in self.script if e.button not in BUTTONS or e.kind not in KINDS]
             if bad:
                 raise ScriptError(f"bad scripted presses: {bad}")
@@ -428,7 +431,7 @@ class ScriptedButtons:
     def done(self) -> bool:
         return self._next >= len(self.script)
 
-    def events(self) -> list[ButtonEvent]:
+    def events(self) -> list[Press]:
         if self.done:
             return []
         if self.clock is None:
@@ -438,10 +441,10 @@ class ScriptedButtons:
             self.start()
         assert self._t0 is not None
         elapsed = self.clock() - self._t0
-        out: list[ButtonEvent] = []
+        out: list[Press] = []
         while not self.done and self.script[self._next].t <= elapsed:
             e = self.script[self._next]
-            out.append(ButtonEvent(e.button, e.kind, self._t0 + e.t))
+            out.append(Press(e.button, e.kind, self._t0 + e.t))
             self._next += 1
         return out
 
@@ -454,7 +457,7 @@ class NoButtons:
 
     missing = "no buttons (buttons.spec = \"none\")"
 
-    def events(self) -> list[ButtonEvent]:
+    def events(self) -> list[Press]:
         return []
 
     def close(self) -> None:
@@ -501,7 +504,7 @@ class ResilientButtons:
         self.missing = reason
         self._source = None
 
-    def events(self) -> list[ButtonEvent]:
+    def events(self) -> list[Press]:
         if self._closed:
             return []
         if self._source is None:
@@ -565,6 +568,6 @@ def open_buttons(spec: str, settings: ButtonSettings | Mapping[str, Any] | None 
     return NoButtons()
 
 
-def describe_events(events: Sequence[ButtonEvent]) -> str:
+def describe_events(events: Sequence[Press]) -> str:
     """A compact log form: 'ok short @1.50, next repeat @2.10'."""
     return ", ".join(f"{e.button} {e.kind} @{e.t:.2f}" for e in events)

@@ -26,7 +26,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
-from hardware.buttons import ButtonEvent
+from hardware.buttons import Press
 
 REACT_S = 0.6  # a person looks at the screen this long after the dice stop
 PRESS_GAP_S = 0.15  # and presses no faster than this
@@ -63,7 +63,7 @@ class TruthPlayer:
 
     # -- ButtonSource ----------------------------------------------------------------------------
 
-    def events(self) -> list[ButtonEvent]:
+    def events(self) -> list[Press]:
         service = self.service()
         if service is None:
             return []
@@ -81,7 +81,7 @@ class TruthPlayer:
         button, kind = press
         self._next_t = t + PRESS_GAP_S
         self.presses.append((round(t, 4), button, kind))
-        return [ButtonEvent(button, kind, t)]
+        return [Press(button, kind, t)]
 
     def close(self) -> None:
         pass

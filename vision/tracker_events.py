@@ -130,8 +130,8 @@ class ReadingUnstable:
     """The dice look still but two readings of them disagree (or the reader failed); the
     tracker reads again before it reports the throw."""
 
-    t: float
-    reason: str
+    t: float = 0.0
+    reason: str = ""
     name: ClassVar[str] = "reading_unstable"
 
     def to_json(self) -> dict[str, Any]:

@@ -1,5 +1,7 @@
 """What the appliance's state machine reacts to: one small immutable event per happening.
 
+`Press` is the buttons' own (`hardware.buttons`) and `ReadingUnstable` the tracker's
+(`vision.tracker_events`): one type each, from where they happen to the state machine.
 The service turns camera frames (through the throw tracker), button presses, the camera's
 status, messages on the control socket and the passing of time into these. The state
 machine knows nothing of OpenCV, GPIO or sockets, so it is tested with plain values.
@@ -10,16 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Union
 
+from hardware.buttons import Press
 from vision.reading import Reading
-
-
-@dataclass(frozen=True)
-class Press:
-    """A button: "prev" | "next" | "ok", kind "short" | "long" | "repeat"."""
-
-    button: str
-    kind: str = "short"
-    t: float = 0.0
+from vision.tracker_events import ReadingUnstable
 
 
 @dataclass(frozen=True)
@@ -62,14 +57,6 @@ class ObjectOnTray:
     down): no throw can settle until it is taken away or the tracker makes it part of the tray."""
 
     t: float = 0.0
-
-
-@dataclass(frozen=True)
-class ReadingUnstable:
-    """The dice are still but the reading keeps changing (glare, a die on its edge)."""
-
-    t: float = 0.0
-    reason: str = ""
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from firmware.appliance.menus import MainMenu
 from firmware.appliance.no_buttons import ScoreWithoutButtons
 from firmware.ui import render
 from firmware.ui.screens import MessageScreen, TurnScreen
-from hardware.buttons import ButtonEvent, ResilientButtons, open_buttons
+from hardware.buttons import Press, ResilientButtons, open_buttons
 from tests.firmware.appliance_support import later, new_app, press, seen
 
 
@@ -49,7 +49,7 @@ def test_buttons_that_cannot_be_opened_are_retried_and_come_back() -> None:
     clock.t = 10.1
     pin.drive_high()
     clock.t = 10.15  # past the debounce time
-    assert buttons.events() == [ButtonEvent("ok", "short", 10.1)]
+    assert buttons.events() == [Press("ok", "short", 10.1)]
     buttons.close()
 
 
@@ -60,7 +60,7 @@ def test_a_source_that_fails_later_is_dropped_and_reopened() -> None:
         def __init__(self) -> None:
             self.calls = 0
 
-        def events(self) -> list[ButtonEvent]:
+        def events(self) -> list[Press]:
             raise OSError("wire pulled")
 
         def close(self) -> None:

@@ -10,7 +10,7 @@ import pytest
 from gpiozero.pins.mock import MockFactory
 
 from hardware.buttons import (
-    ButtonEvent,
+    Press,
     ButtonSettings,
     GpioButtons,
     KeyboardButtons,
@@ -33,7 +33,7 @@ class Clock:
         return self.t
 
 
-def kinds(events: list[ButtonEvent]) -> list[tuple[str, str]]:
+def kinds(events: list[Press]) -> list[tuple[str, str]]:
     return [(e.button, e.kind) for e in events]
 
 
@@ -46,7 +46,7 @@ def test_a_quick_press_is_short_and_reported_on_release_after_debounce():
     assert ok.poll(0.1) == []
     assert ok.edge(False, 0.2) == []
     assert ok.poll(0.21) == []  # the release is not stable yet
-    assert ok.poll(0.23) == [ButtonEvent("ok", "short", 0.2)]
+    assert ok.poll(0.23) == [Press("ok", "short", 0.2)]
     assert ok.poll(1.0) == []
 
 
@@ -54,7 +54,7 @@ def test_holding_ok_gives_one_long_press_at_the_threshold_and_nothing_on_release
     ok = PressTracker("ok", long_press_s=0.7)
     ok.edge(True, 0.0)
     assert ok.poll(0.69) == []
-    assert ok.poll(0.75) == [ButtonEvent("ok", "long", 0.7)]
+    assert ok.poll(0.75) == [Press("ok", "long", 0.7)]
     assert ok.poll(3.0) == []
     ok.edge(False, 3.1)
     assert ok.poll(3.5) == []
@@ -63,13 +63,13 @@ def test_holding_ok_gives_one_long_press_at_the_threshold_and_nothing_on_release
 def test_a_long_press_released_between_polls_is_still_long():
     ok = PressTracker("ok", long_press_s=0.7)
     events = ok.edge(True, 0.0) + ok.edge(False, 0.9) + ok.poll(1.0)
-    assert events == [ButtonEvent("ok", "long", 0.7)]
+    assert events == [Press("ok", "long", 0.7)]
 
 
 def test_a_press_shorter_than_the_long_time_is_short_even_if_polled_late():
     ok = PressTracker("ok", long_press_s=0.7)
     events = ok.edge(True, 0.0) + ok.edge(False, 0.5) + ok.poll(2.0)
-    assert events == [ButtonEvent("ok", "short", 0.5)]
+    assert events == [Press("ok", "short", 0.5)]
 
 
 def test_a_release_pending_debounce_does_not_turn_a_short_press_long():
@@ -93,7 +93,7 @@ def test_contact_bounce_gives_one_press():
     events += ok.edge(True, 0.302)  # bounce on release
     events += ok.edge(False, 0.304)
     events += ok.poll(0.4)
-    assert events == [ButtonEvent("ok", "short", 0.304)]
+    assert events == [Press("ok", "short", 0.304)]
 
 
 def test_a_glitch_shorter_than_debounce_is_ignored():
@@ -149,7 +149,7 @@ def test_gpio_buttons_report_presses_on_their_pins(factory):
     clock.t += 0.1
     ok.drive_high()
     clock.t += 0.05
-    assert buttons.events() == [ButtonEvent("ok", "short", 100.1)]
+    assert buttons.events() == [Press("ok", "short", 100.1)]
     prev = factory.pin(5)
     prev.drive_low()
     clock.t += 0.1
@@ -260,8 +260,8 @@ def test_keyboard_keys_become_button_events_without_blocking():
 
 def test_a_script_is_read_with_relative_times_and_comments():
     events = parse_script("# demo\n1.5 ok short\n+0.5 next\n  \n3 ok long  # back\n")
-    assert events == [ButtonEvent("ok", "short", 1.5), ButtonEvent("next", "short", 2.0),
-                      ButtonEvent("ok", "long", 3.0)]
+    assert events == [Press("ok", "short", 1.5), Press("next", "short", 2.0),
+                      Press("ok", "long", 3.0)]
 
 
 @pytest.mark.parametrize("text, fragment", [
@@ -285,7 +285,7 @@ def test_scripted_presses_arrive_when_their_time_comes(tmp_path):
     script.start()
     assert script.events() == []
     clock.t = 10.6
-    assert script.events() == [ButtonEvent("next", "short", 10.5)]
+    assert script.events() == [Press("next", "short", 10.5)]
     clock.t = 12.0
     assert kinds(script.events()) == [("ok", "short")]
     assert script.done
