@@ -82,10 +82,6 @@ def totalling(total: int) -> Predicate:
     return predicate
 
 
-def all_different(dice: Dice) -> bool:
-    return len(set(dice)) == len(dice)
-
-
 def pip_total(dice: Dice) -> int:
     return sum(dice)
 

@@ -18,7 +18,7 @@ import os
 import re
 import stat
 import tomllib
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, Callable
 
@@ -513,8 +513,3 @@ def read_config_file(file: Path) -> bytes:
 def _file_problem(file: Path, allowed: str, what: str) -> ConfigProblem:
     return ConfigProblem("", str(file), allowed, f"{file}: {what}; using the built-in defaults")
 
-
-def with_overrides(config: Config, **sections: dict[str, Any]) -> Config:
-    """A copy with some keys replaced (command-line options), e.g. camera={"spec": "fake"}."""
-    return replace(config, **{name: replace(getattr(config, name), **values)
-                              for name, values in sections.items()})

@@ -26,7 +26,6 @@ log = logging.getLogger(__name__)
 READY = "READY=1"
 WATCHDOG = "WATCHDOG=1"
 STOPPING = "STOPPING=1"
-RELOADING = "RELOADING=1"
 
 
 def notify_socket_address(environ: Mapping[str, str] | None = None) -> str | bytes | None:

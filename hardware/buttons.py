@@ -24,7 +24,7 @@ import time
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping, Protocol, Sequence
+from typing import Any, Callable, Iterable, Mapping, Protocol
 
 log = logging.getLogger("cubilete.buttons")
 
@@ -567,7 +567,3 @@ def open_buttons(spec: str, settings: ButtonSettings | Mapping[str, Any] | None 
         return ScriptedButtons(argument, clock=clock)
     return NoButtons()
 
-
-def describe_events(events: Sequence[Press]) -> str:
-    """A compact log form: 'ok short @1.50, next repeat @2.10'."""
-    return ", ".join(f"{e.button} {e.kind} @{e.t:.2f}" for e in events)

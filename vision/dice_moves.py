@@ -28,7 +28,6 @@ from typing import Sequence
 from .reading import DieReading
 
 HELD, THROWN, TURNED, AMBIGUOUS, NEW = "held", "thrown", "turned", "ambiguous", "new"
-MOVES = (HELD, THROWN, TURNED, AMBIGUOUS, NEW)
 
 
 @dataclass(frozen=True)

@@ -84,7 +84,6 @@ class ThrowTracker:
         self.reads = 0  # how many times the full reader ran
         self._phase = _START
         self._base: Reading | None = None  # the last settled throw the next one is compared with
-        self._base_is_turn_start = False
         self._scene: Reading | None = None  # the last settled scene (throw, removal or empty)
         self._vacated: list[bool] = []
         self._last_read: _Read | None = None
@@ -98,10 +97,6 @@ class ThrowTracker:
         self._pending: Reading | None = None  # a confirmed reading waiting for a still object to go
 
     # -- the public interface ----------------------------------------------------------------
-
-    def new_turn(self) -> None:
-        """The next settled throw starts a turn: every die in it counts as thrown."""
-        self._base_is_turn_start = True
 
     def feed(self, frame: np.ndarray, t: float) -> list[TrackerEvent]:
         sample = self.detector.update(frame, t)
@@ -252,7 +247,7 @@ class ThrowTracker:
         against_scene = classify_moves(self._scene.dice if self._scene else (), reading.dice,
                                        config=self.config.moves)
         only_unread = not reading.dice and any(p.kind == "unreadable" for p in reading.problems)
-        if against_scene.unchanged and not self._base_is_turn_start and not only_unread:
+        if against_scene.unchanged and not only_unread:
             return
         if against_scene.only_removed and self._scene is not None and self._scene.dice:
             events.append(DiceRemoved(t, reading, len(against_scene.missing)))
@@ -264,7 +259,7 @@ class ThrowTracker:
         self._set_base(reading)
 
     def _moves(self, reading: Reading) -> DiceMoves:
-        if self._base is None or self._base_is_turn_start:
+        if self._base is None:
             n = len(reading.dice)
             return DiceMoves((THROWN,) * n, (None,) * n, ())
         evidence = MoveEvidence(
@@ -273,7 +268,6 @@ class ThrowTracker:
 
     def _set_base(self, reading: Reading | None) -> None:
         self._base = reading
-        self._base_is_turn_start = False
         self._vacated = [False] * (len(reading.dice) if reading else 0)
         self.detector.reset_history()
 

@@ -57,10 +57,6 @@ class ThrowSettled:
         """Indices of dice that are not flat and must be thrown again."""
         return tuple(i for i, die in enumerate(self.reading.dice) if die.cocked)
 
-    @property
-    def count_ok(self) -> bool:
-        return self.expected is None or len(self.reading.dice) == self.expected
-
     def to_json(self) -> dict[str, Any]:
         reading = self.reading.to_json()
         dice = [dict(die, moved=moved) for die, moved in zip(reading["dice"], self.moved)]

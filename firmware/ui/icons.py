@@ -142,5 +142,3 @@ def icon(name: str) -> np.ndarray:
     rows = _ICONS[name]
     return np.array([[c == "#" for c in row] for row in rows], dtype=bool)
 
-
-NAMES = tuple(_ICONS)

@@ -21,7 +21,6 @@ from firmware.ui.screens import (
     CorrectionScreen,
     DieIcon,
     GameOverScreen,
-    Label,
     MenuScreen,
     MessageScreen,
     Screen,
@@ -444,7 +443,3 @@ _DRAWERS = {
     MessageScreen: _message,
 }
 
-
-def label_text(label: Label, lang: str) -> str:
-    """A label as drawn (handy for logs and the terminal)."""
-    return text(label, lang)
