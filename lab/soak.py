@@ -28,7 +28,8 @@ moment (counted from READY, so kills land in play, not in start-up). After every
 - the game's events so far are, one by one, the first events of the reference.
 
 The last run of a game is not killed: the game must end with exactly the reference's events.
-The exit status is 0 only with no event lost, no integrity failure, nothing moved aside,
+Every divergence is printed the moment it is found (game, run, the first differing event:
+expected against got), so a soak's log explains itself. The exit status is 0 only with no event lost, no integrity failure, nothing moved aside,
 no divergence and the reference game played to its end.
 """
 
@@ -47,7 +48,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from lab.soak_game import CONFIG, SOAK_GAME, SOAK_SEED
-from lab.soak_log import LogCheck, check_log, finished, first_difference, wal_checkpoint_sequence
+from lab.soak_log import LogCheck, check_log, describe_difference, finished, wal_checkpoint_sequence
 from lab.soak_service import Run, Timeline, run_service, trimmed_session
 
 MIN_GAME_EVENTS = 40
@@ -132,6 +133,7 @@ class Soak:
     reference_t: Sequence[float] = ()  # the session time at which the uninterrupted run recorded each event
     empty_tray_t: Sequence[float] = ()  # session times at which the tray is empty and still (the truth)
     busy: Sequence[tuple[float, float]] = ()  # (start, end) of hands in view and things moving (the truth)
+    log: Any = None  # where each divergence is printed as it is found
     _sequence: int | None = None  # the WAL's checkpoint sequence after the last run
 
     @property
@@ -192,13 +194,13 @@ class Soak:
                 shutil.rmtree(part / "session", ignore_errors=True)
                 if self._stuck(recorded_before, recorded, target):
                     kind = self.reference[recorded]["type"] if recorded < len(self.reference) else "end"
-                    result.diverged.append(f"game {number}, run {restart}: stuck before event {recorded} ({kind}):"
-                                           f" the replay went {STUCK_S:g} s past it and nothing was recorded")
+                    self._diverged(f"game {number}, run {restart}: stuck before event {recorded} ({kind}):"
+                                   f" the replay went {STUCK_S:g} s past it and nothing was recorded")
                     return
                 resume_after = self._tray_cleared_meanwhile(resume_after, recorded)
                 continue
             if run.code != 0:
-                result.diverged.append(f"game {number}, run {restart}: the service exited with {run.code}")
+                self._diverged(f"game {number}, run {restart}: the service exited with {run.code}")
             shutil.rmtree(part / "session", ignore_errors=True)
             break
         story = log.events.get(game_id, []) if game_id else []
@@ -207,10 +209,14 @@ class Soak:
         if story == self.reference and ended is not None:
             result.games_as_reference += 1
         else:
-            result.diverged.append(
+            self._diverged(
                 f"game {number}: ended with {len(story)} events ({'closed' if ended else 'not closed'}), the"
-                f" uninterrupted run had {len(self.reference)}; first difference at event"
-                f" {first_difference(story, self.reference)}")
+                f" uninterrupted run had {len(self.reference)}; {describe_difference(story, self.reference)}")
+
+    def _diverged(self, text: str) -> None:
+        self.result.diverged.append(text)
+        if self.log:
+            print(f"DIVERGED {text}", file=self.log, flush=True)
 
     def _stuck(self, before: int, after: int, reached: float | None) -> bool:
         """A run that recorded nothing though the replay went well past the moment the
@@ -268,15 +274,15 @@ class Soak:
             elif run.killed:
                 result.confirmed_checked += 1
         if len(log.games) > games_before + 1:
-            result.diverged.append(f"{where}: {len(log.games) - games_before} games started, not one")
+            self._diverged(f"{where}: {len(log.games) - games_before} games started, not one")
         game_id = log.games[games_before][0] if len(log.games) > games_before else None
         story = log.events.get(game_id, []) if game_id else []
         if run.killed:
             result.kill_positions.append(len(story) / max(1, len(self.reference)))
             result.events_compared += len(story)
-            wrong = first_difference(story, self.reference)
-            if wrong is not None:
-                result.diverged.append(f"{where}: event {wrong} of {len(story)} is not the uninterrupted run's")
+            wrong = describe_difference(story, self.reference)
+            if wrong:
+                self._diverged(f"{where}, {len(story)} events in the log: {wrong}")
         return game_id
 
     def _wal(self, clean_exit: bool) -> None:
@@ -359,7 +365,7 @@ def run_soak(kills: int, work: Path, seed: int = 1, game: Sequence[dict[str, Any
     empty = [float(s["t_stop"]) for s in truth["settles"] if s.get("expect") == "tray_empty"]
     soak = Soak(work, session, duration, reference, Timeline(run.timeline, duration, wall), rng, result,
                 steps if simulated else None, presses, config_text, [t for *_, t in run.confirmed], empty,
-                [(float(a), float(b)) for a, b in truth.get("hands", []) + truth.get("motion", [])])
+                [(float(a), float(b)) for a, b in truth.get("hands", []) + truth.get("motion", [])], log)
     barren = 0  # games in a row in which no kill landed before the game ended
     while result.kills < kills:
         planned = min(kills - result.kills, rng.randint(*kills_per_game))

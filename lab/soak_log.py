@@ -84,3 +84,13 @@ def first_difference(story: Sequence[dict[str, Any]], reference: Sequence[dict[s
         if mine != theirs:
             return index
     return None if len(story) <= len(reference) else len(reference)
+
+
+def describe_difference(story: Sequence[dict[str, Any]], reference: Sequence[dict[str, Any]]) -> str:
+    """The first event that differs from the reference, expected against got ("" when none)."""
+    index = first_difference(story, reference)
+    if index is None:
+        return ""
+    expected = json.dumps(reference[index], sort_keys=True) if index < len(reference) else "nothing (the end)"
+    got = json.dumps(story[index], sort_keys=True) if index < len(story) else "nothing"
+    return f"event {index}: expected {expected}, got {got}"

@@ -14,6 +14,11 @@ What a bar camera sees, and how this copes:
   change of the three channels.
 - Soft shadows of people passing: a pixel that got uniformly darker in every channel
   (same colour, less light) is a shadow, not a thing in the tray.
+- A shadow lying on the tray in the first frame (the device started while someone stood
+  by) is learnt as the empty tray; when it goes, the tray there is uniformly brighter than
+  that background, with the same texture. Such a patch is the shadow's ghost: the
+  background is healed there at once (a thing brighter than the tray, a white die or a
+  sleeve, brings outlines and pips, so its texture differs and it stays foreground).
 - The background (the empty tray) adapts slowly, and only where nothing is in the tray,
   so dice that lie still for minutes stay foreground.
 - Hands, arms and cups are big foreground blobs, or blobs that cross the edge of the view;
@@ -43,6 +48,7 @@ class MotionConfig:
     foreground_threshold: float = 54.0  # a pixel differs from the empty tray (sum over B, G, R)
     shadow_ratio: tuple[float, float] = (0.3, 0.93)  # darker by a factor in this range ...
     shadow_colour_tolerance: float = 0.12  # ... and by the same factor in every channel
+    lifted_texture_max: float = 0.1  # share of a uniformly lighter patch whose texture changed, at most, for a ghost
     background_time_constant_s: float = 3.0  # how fast the empty tray follows the light
     reference_refresh_s: float = 2.0  # a still scene is compared with itself this long ago at most
     default_die_fraction: float = 0.09  # die side / frame width until a reading says better
@@ -176,6 +182,7 @@ class MotionDetector:
             state.reference_t = t
 
         foreground, unlike_tray = self._foreground(corrected, state.background)
+        self._heal_lifted_shadows(corrected, detail, foreground, unlike_tray)
         foreground_pixels = cv2.countNonZero(foreground)
         foreign_mask, foreign = self._foreign(foreground, foreground_pixels, t)
         if self.free_motion is not None and moving:
@@ -246,6 +253,36 @@ class MotionDetector:
         shadow = (darkest >= low) & (brightest <= high) & ((brightest - darkest) <= spread_allowed)
         candidate[shadow] = 0
         return candidate, changed
+
+    def _heal_lifted_shadows(self, corrected: np.ndarray, detail: np.ndarray, foreground: np.ndarray,
+                             unlike_tray: np.ndarray) -> None:
+        """Where the background was learnt under a shadow that has gone (the background looks
+        like the current frame in shadow, and the texture is the tray's), take the current
+        frame as the background; those pixels are no foreground (both masks cleared in place)."""
+        state = self._state
+        assert state is not None
+        if not foreground.any():
+            return
+        # the test of _foreground the other way round: the background is the shadowed one
+        b, g, r = cv2.split(cv2.divide(state.background, corrected + 1.0))
+        darkest, brightest = cv2.min(cv2.min(b, g), r), cv2.max(cv2.max(b, g), r)
+        low, high = self.config.shadow_ratio
+        lifted = ((darkest >= low) & (brightest <= high)
+                  & ((brightest - darkest) <= self.config.shadow_colour_tolerance * (b + g + r))
+                  & (foreground > 0)).astype(np.uint8)
+        if not lifted.any():
+            return
+        count, labels, stats, _ = cv2.connectedComponentsWithStats(lifted, connectivity=8)
+        textured = _changed(detail, self._detail(state.background), self.config.change_threshold)
+        changed = np.bincount(labels[textured > 0], minlength=count)[:count].astype(np.float64)
+        ghost = changed <= self.config.lifted_texture_max * stats[:, cv2.CC_STAT_AREA]
+        ghost[0] = False
+        if not ghost.any():
+            return
+        where = ghost[labels]
+        state.background[where] = corrected[where]
+        foreground[where] = 0
+        unlike_tray[where] = 0
 
     def _foreign(self, foreground: np.ndarray, pixels: int, t: float) -> tuple[np.ndarray, bool]:
         """Blobs that are not dice: more foreground than a few dice (not counting the dice the

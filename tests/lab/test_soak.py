@@ -7,8 +7,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from lab.soak import Timeline, first_difference, run_soak
+from lab.soak import Timeline, run_soak
 from lab.soak_game import MINI_CONFIG, MINI_GAME, SOAK_GAME
+from lab.soak_log import describe_difference, first_difference
 
 
 def test_a_few_sigkills_lose_nothing_and_the_game_goes_on(tmp_path: Path) -> None:
@@ -30,6 +31,11 @@ def test_a_divergence_is_found_at_its_event() -> None:
     assert first_difference(reference[:2], reference) is None
     assert first_difference([reference[0], {"type": "throw", "values": [2]}], reference) == 1
     assert first_difference(reference + [{"type": "throw"}], reference) == 3
+    said = describe_difference([reference[0], {"type": "throw", "values": [2]}], reference)
+    assert said == 'event 1: expected {"type": "throw", "values": [1]}, got {"type": "throw", "values": [2]}'
+    assert describe_difference(reference[:1] + reference[1:], reference) == ""
+    assert describe_difference(reference + [{"type": "throw"}], reference).endswith(
+        'expected nothing (the end), got {"type": "throw"}')
 
 
 def test_kills_are_aimed_by_the_uninterrupted_run_s_time_line() -> None:
