@@ -267,7 +267,13 @@ def _correct(state: GameState, player: int, values: Sequence[int]) -> GameState:
         raise NothingToCorrect("there is no throw to correct this turn")
     showing = _check_dice(state, values)
     as_thrown = tuple(opposite(v) if i in turn.turned else v for i, v in enumerate(showing))
-    record = ThrowRecord(as_thrown, turn.throws[-1].thrown, corrected=True)
+    last = turn.throws[-1]
+    for i, before in enumerate(last.values):
+        if i not in last.thrown and as_thrown[i] != before:
+            raise HeldDieChanged(f"die {i + 1} was held with {before} and was not thrown again; a correction "
+                                 f"changes only the dice of the throw it corrects (undo this throw to correct "
+                                 f"the one where die {i + 1} was read)")
+    record = ThrowRecord(as_thrown, last.thrown, corrected=True)
     return _after_throw(state, dataclasses.replace(turn, throws=turn.throws[:-1] + (record,)))
 
 

@@ -336,6 +336,7 @@ class Rules:
     de_mano: served values are called de mano, and the others de huevo (cacho).
     stake_per: the stake of game_started is per "point" of margin, or per "game" won
     (poker dice's stake per match).
+    instant_win_points: what each losing side owes after an instant win, in points.
     """
 
     dice: int
@@ -354,6 +355,7 @@ class Rules:
     joker: Joker | None = None
     match: Match | None = None
     stake_per: StakeRule = "point"
+    instant_win_points: int = 50  # what each loser owes after an instant win (GAMES.md)
 
     @cached_property
     def category_ids(self) -> tuple[str, ...]:

@@ -4,7 +4,7 @@ won (a match of poker dice)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from decimal import ROUND_HALF_UP, Decimal
+from decimal import ROUND_DOWN, Decimal
 from fractions import Fraction
 
 from engine.errors import BadStake, GameNotFinished
@@ -23,28 +23,38 @@ class Payment:
 
 
 def settlement(state: GameState, stake_per_point: Decimal | str | int | None = None) -> list[Payment]:
-    """Every losing side pays every winning side (winner's total - own total) x stake,
-    split equally between tied winners. After an instant win the margin counts as zero
-    where the loser is ahead. With a stake per game (`Rules.stake_per`), every losing side
-    pays the stake, split the same way. Amounts are rounded half up to the stake's precision,
-    and to at least hundredths. The stake defaults to the one in game_started (else 1)."""
+    """Who pays whom at the end (GAMES.md, common rules).
+
+    Every losing side owes its margin behind the winners (winner's total - own total) x the
+    stake; after an instant win it owes `Rules.instant_win_points` x the stake whatever the
+    totals, and with a stake per game (`Rules.stake_per`) the stake. What a loser owes is
+    rounded down to the cent (or the stake's finer precision), so no loser pays more than
+    their margin x the stake; split between tied winners, the shares are rounded down and
+    the cents left over go to the first winner in play order. A payment of 0.00 is not
+    listed. The stake defaults to the one in game_started (else 1)."""
     if not state.finished:
         raise GameNotFinished("the game is not over yet")
     stake = _stake(stake_per_point if stake_per_point is not None else state.stake)
     quantum = Decimal(1).scaleb(min(stake.as_tuple().exponent, -2))
     won = winning_sides(state)
+    best = side_total(state, won[0])
     payments = []
     for loser in sides(state):
         if loser in won:
             continue
-        for winner in won:
-            if state.rules.stake_per == "game":
-                margin = 1
-            else:
-                margin = max(0, side_total(state, winner) - side_total(state, loser))
-            points = Fraction(margin, len(won))
-            amount = (stake * points.numerator / points.denominator).quantize(quantum, ROUND_HALF_UP)
-            payments.append(Payment(loser, winner, points, amount))
+        if state.rules.stake_per == "game":
+            owed = 1
+        elif state.instant_win is not None:
+            owed = state.rules.instant_win_points
+        else:
+            owed = max(0, best - side_total(state, loser))
+        due = (stake * owed).quantize(quantum, ROUND_DOWN)
+        share = (due / len(won)).quantize(quantum, ROUND_DOWN)
+        left_over = due - share * len(won)
+        for place, winner in enumerate(won):
+            amount = share + (left_over if place == 0 else 0)
+            if amount > 0:
+                payments.append(Payment(loser, winner, Fraction(owed, len(won)), amount))
     return payments
 
 

@@ -291,13 +291,37 @@ def test_settlement_needs_a_finished_game() -> None:
         engine.settlement(play("crag", ["Ana"]))
 
 
-def test_after_an_instant_win_nobody_pays_more_than_the_margin_and_never_a_negative_one() -> None:
+def test_after_an_instant_win_each_loser_pays_the_instant_win_points_whatever_the_totals() -> None:
     state = play("generala", ["Ana", "Bea", "Cai"], ev.throw(0, [1, 2, 3, 4, 6]), ev.category_scored(0, "ones", 1),
                  ev.throw(1, [6, 6, 6, 2, 2]), ev.category_scored(1, "full_house", 35),
                  ev.throw(2, [1, 1, 2, 3, 4]), ev.category_scored(2, "ones", 2),
                  ev.throw(0, [4, 4, 4, 4, 4]))
-    assert state.winners == (0,)
-    assert [(p.payers, p.points) for p in engine.settlement(state)] == [((1,), 0), ((2,), 0)]
+    assert state.winners == (0,) and state.totals[1] > state.totals[0]
+    assert state.rules.instant_win_points == 50
+    payments = engine.settlement(state, "0.10")
+    assert [(p.payers, p.payees, p.points, p.amount) for p in payments] == [
+        ((1,), (0,), Fraction(50), Decimal("5.00")), ((2,), (0,), Fraction(50), Decimal("5.00"))]
+
+
+def test_split_shares_are_rounded_down_and_the_cent_left_over_goes_to_the_first_winner() -> None:
+    state = engine.replay(finished_crag([[3], [3], [0]]))
+    assert state.totals == (3, 3, 0) and state.winners == (0, 1)
+    payments = engine.settlement(state, "0.01")
+    assert [(p.payers, p.payees, p.amount) for p in payments] == [
+        ((2,), (0,), Decimal("0.02")), ((2,), (1,), Decimal("0.01"))]
+
+
+def test_a_loser_never_pays_more_than_the_margin_times_the_stake() -> None:
+    state = engine.replay(finished_crag([[3], [3], [0]]))
+    for stake in ("0.01", "0.005", "0.333", "1", "0.07"):
+        paid = sum(p.amount for p in engine.settlement(state, stake))
+        assert Decimal(stake) * 3 - Decimal("0.01") < paid <= Decimal(stake) * 3, stake
+
+
+def test_nobody_is_listed_as_paying_nothing() -> None:
+    state = engine.replay(finished_crag([[3], [3], [1]]))
+    assert engine.settlement(state, 0) == []
+    assert all(p.amount > 0 for p in engine.settlement(state, "0.004"))
 
 
 def test_partnerships_win_and_pay_as_sides() -> None:

@@ -5,6 +5,9 @@ valid state after every event; the log round-trips through JSON to the same game
 from __future__ import annotations
 
 import json
+from decimal import Decimal
+
+import pytest
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -64,8 +67,9 @@ def legal_event(data, state: engine.GameState) -> dict:
         if option.points == 0 and data.draw(st.booleans()):
             return ev.category_scratched(player, option.category)
         return ev.category_scored(player, option.category, option.points)
-    if choice == "correct":
-        return ev.reading_corrected(player, [data.draw(dice) for _ in range(n)])
+    if choice == "correct":  # only the dice of the throw it corrects (GAMES.md)
+        thrown = state.turn.last_throw.thrown
+        return ev.reading_corrected(player, [data.draw(dice) if i in thrown else state.turn.dice[i] for i in range(n)])
     if choice == "undo_throw":
         return ev.throw_undone(player)
     return ev.turn_undone()
@@ -132,9 +136,38 @@ def check_end(state: engine.GameState) -> None:
     if state.finished:
         assert state.winners and not engine.score_options(state)
         payments = engine.settlement(state)
-        assert all(p.amount >= 0 and p.points >= 0 for p in payments)
+        assert all(p.amount > 0 and p.points >= 0 for p in payments)  # nobody listed as paying 0.00
+        stake = Decimal(state.stake) if state.stake is not None else Decimal(1)
+        for payer in {p.payers for p in payments}:
+            paid = sum(p.amount for p in payments if p.payers == payer)
+            owed = sum(p.points for p in payments if p.payers == payer)
+            assert stake * owed.numerator / owed.denominator - Decimal("0.01") < paid
+            assert paid <= stake * owed.numerator / owed.denominator  # never more than the margin
     else:
         assert state.winners == ()
+
+
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(st.data(), st.sampled_from(sorted(g for g in engine.GAMES if engine.GAMES[g].dice == 5)))
+def test_a_correction_never_changes_a_held_die(data, game_id: str) -> None:
+    state = engine.replay([engine.new_game(game_id, ["A"])])
+    state = engine.apply(state, ev.throw(0, [data.draw(st.integers(1, 6)) for _ in range(5)]))
+    actions = engine.turn_actions(state)
+    if not actions.may_throw or not actions.rethrowable:
+        return
+    thrown = sorted(data.draw(st.sets(st.sampled_from(actions.rethrowable), min_size=1, max_size=4)))
+    held = [i for i in range(5) if i not in thrown]
+    state = engine.apply(state, ev.throw(0, [data.draw(st.integers(1, 6)) if i in thrown else state.turn.dice[i]
+                                             for i in range(5)], thrown))
+    die = data.draw(st.sampled_from(held))
+    values = list(state.turn.dice)
+    values[die] = data.draw(st.sampled_from([v for v in range(1, 7) if v != values[die]]))
+    with pytest.raises(engine.RuleError) as refused:
+        engine.apply(state, ev.reading_corrected(0, values))
+    assert refused.value.rule == "held_die_unchanged"
+    fixed = list(state.turn.dice)
+    fixed[thrown[0]] = data.draw(st.integers(1, 6))
+    assert engine.apply(state, ev.reading_corrected(0, fixed)).turn.dice == tuple(fixed)
 
 
 def play_to_the_end(data, game_id: str) -> tuple[list[dict], engine.GameState]:

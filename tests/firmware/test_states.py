@@ -319,7 +319,7 @@ def test_game_over_shows_winner_and_settlement_then_closes(tmp_path: Path) -> No
     screen = app.screen()
     assert isinstance(screen, GameOverScreen)
     assert [(r.name, r.points, r.winner, r.net_cents) for r in screen.rows] == [
-        ("J2", 0, True, 0), ("J1", 25, False, 0)]
+        ("J2", 0, True, 2500), ("J1", 25, False, -2500)]  # 50 points x 0.5 (GAMES.md, instant win)
     later(app, 5)
     assert text(app.screen().note).startswith("J2: Generala")
     press(app, "ok")
