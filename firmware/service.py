@@ -33,12 +33,12 @@ from firmware.appliance import (
     Appliance, ButtonsBack, ButtonsMissing, CameraBack, CameraLost, GameDefaults, MotionSeen, ObjectOnTray, Prefs,
     ThrowSeen, Tick, TrayCleared, UsbExportDone, UsbExportFailed, UsbExportStarted,
 )
-from firmware.appliance.texts import say
 from firmware.config import Config, ConfigProblem
 from firmware.eventlog import EventLog, StorageUnavailable, storage_problem, write_atomically
 from firmware.export import exported_game_ids, notify
 from firmware.export.notify import bind_control_socket, request_export
 from firmware.retention import prune_snapshots
+from firmware.ui.catalogue import say
 from firmware.ui.presenter import BurnInSettings, ScreenPresenter
 from firmware.ui.screens import MessageScreen, stopped_screen
 from vision import tracker_events as te

@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 import engine
 from firmware.appliance.inputs import Press, ThrowSeen
 from firmware.appliance.mode import Appliance, Mode, is_back, is_ok, step
-from firmware.appliance.texts import say
 from firmware.appliance.throws import Answers, TurnOver, left_to_right
 from firmware.appliance.views import correction_icons, reading_icons
+from firmware.ui.catalogue import say
 from firmware.ui.screens import CorrectionScreen, Label, Screen
 
 ALL_VALUES = (1, 2, 3, 4, 5, 6)

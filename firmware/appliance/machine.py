@@ -31,9 +31,9 @@ from firmware.appliance.mode import Mode
 from firmware.appliance.no_buttons import ScoreWithoutButtons, wiring_hint
 from firmware.appliance.session import GameSession
 from firmware.appliance.settings import GameDefaults, Prefs
-from firmware.appliance.texts import rule_message, say
 from firmware.appliance.throws import Answers, TrayLink
 from firmware.eventlog import EventLog, EventLogError
+from firmware.ui.catalogue import rule_message, say
 from firmware.ui.screens import (
     Label, MessageScreen, Screen, camera_lost_screen, usb_done_screen, usb_exporting_screen, usb_failed_screen,
 )

@@ -19,8 +19,8 @@ from firmware.appliance.inputs import Press, ThrowSeen
 from firmware.appliance.mode import Appliance, Mode, is_back, is_ok, step
 from firmware.appliance.rolloff import RollOff
 from firmware.appliance.session import GameSession
-from firmware.appliance.texts import option_label, say, value_label
 from firmware.appliance.views import final_rows, stake_label
+from firmware.ui.catalogue import option_label, say, value_label
 from firmware.ui.screens import ConfirmScreen, GameOverScreen, Label, MenuItem, MenuScreen, MessageScreen, Names, Screen
 
 GAME_IDS = tuple(engine.GAMES)

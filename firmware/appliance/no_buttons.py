@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import engine
 from firmware.appliance.inputs import Press, ThrowSeen
 from firmware.appliance.mode import Appliance, Mode
-from firmware.appliance.texts import say
+from firmware.ui.catalogue import say
 from firmware.ui.screens import DieIcon, Label, Names, OptionRow, Screen, TurnScreen
 
 
@@ -50,7 +50,7 @@ class ScoreWithoutButtons(Mode):
         icons = tuple(DieIcon(d.value, unsure=not d.sure) for d in self.last.reading.dice)
         if len(dice) != rules.dice:
             return TurnScreen(player=title, throw=1, throws=rules.throws, dice=icons, selected=None,
-                              message=say("dice_seen", seen=len(dice), n=rules.dice))
+                              message=say("dice_seen", seen=len(dice), expected=rules.dice))
         scored = engine.score_roll(rules, dice)
         options = tuple(OptionRow(Names.of(rules.category(category)), points)
                         for category, points in sorted(scored.points, key=lambda item: -item[1]))

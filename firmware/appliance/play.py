@@ -14,9 +14,9 @@ from firmware.appliance import corrections, menus
 from firmware.appliance.inputs import Press, ThrowSeen
 from firmware.appliance.mode import Appliance, Mode, is_back, is_ok, step
 from firmware.appliance.session import GameSession
-from firmware.appliance.texts import rule_message, say
 from firmware.appliance.throws import Answers, Ask, Ignore, Record, Refuse, TurnOver, plan_throw
 from firmware.appliance.views import dice_icons, final_rows, last_fill, option_row
+from firmware.ui.catalogue import rule_message, say
 from firmware.ui.screens import (
     ConfirmScreen, GameOverScreen, Label, MenuItem, MenuScreen, Names, Screen, T,
     TurnScreen,

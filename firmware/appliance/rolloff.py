@@ -13,8 +13,8 @@ from typing import Any, Protocol
 import engine
 from firmware.appliance.inputs import Press, ThrowSeen
 from firmware.appliance.mode import Appliance, Mode, is_back
-from firmware.appliance.texts import say
 from firmware.appliance.throws import full_throw_problem, is_unsure, left_to_right, reading_die_number
+from firmware.ui.catalogue import say
 from firmware.ui.screens import DieIcon, Screen, TurnScreen
 
 

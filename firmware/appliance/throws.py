@@ -22,7 +22,7 @@ from engine import events as engine_events
 from engine.dice import opposite
 from firmware.appliance.inputs import ThrowSeen
 from firmware.appliance.session import ThrowView
-from firmware.appliance.texts import rule_message, say
+from firmware.ui.catalogue import rule_message, say
 from firmware.ui.screens import Names
 from vision.reading import SURE_CONFIDENCE, Reading
 
@@ -106,7 +106,7 @@ def full_throw_problem(seen: ThrowSeen, dice: int) -> Names | None:
         # reading, or one read may not be a die. Nothing is recorded until it is clear.
         return say("unread_object")
     if len(reading.dice) != dice:
-        return say("dice_seen", seen=len(reading.dice), n=dice)
+        return say("dice_seen", seen=len(reading.dice), expected=dice)
     cocked = [r for r, die in enumerate(reading.dice) if die.cocked]
     if cocked:
         return say("die_cocked", die=reading_die_number(reading, cocked[0]))

@@ -13,8 +13,8 @@ import engine
 from engine import ScoreOption
 from firmware.appliance.inputs import ThrowSeen
 from firmware.appliance.session import GameSession
-from firmware.appliance.texts import say
 from firmware.appliance.throws import left_to_right
+from firmware.ui.catalogue import say
 from firmware.ui.screens import DieIcon, FinalRow, Label, Names, OptionRow
 
 

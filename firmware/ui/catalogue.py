@@ -1,11 +1,18 @@
-"""Every text the screens show, in Spanish and English, keyed by message id.
+"""Every text the device shows, in Spanish and English: one catalogue, one wording per key.
 
 Templates use str.format fields; a template may be a {"one": ..., "other": ...} pair chosen
-by the `n` argument. Spanish uses infinitives for instructions ("Tirar los dados"), which
-read right in Spain and in the River Plate alike. Category and game names do not live here:
-they come from the engine's definitions (name_es / name_en) through `Names`.
+by the `n` argument. Category and game names do not live here: they come from the engine's
+definitions (name_es / name_en) through `Names`, and a `Names` argument is filled in in the
+language being drawn.
 
-A missing key or argument never breaks a screen: the key itself is shown and logged.
+Two ways to use a message: `T(key, **args)` (firmware.ui.screens) keeps the key and is looked
+up when the screen is drawn; `say(key, **args)` gives both languages at once as `Names`, which
+the appliance keeps for flashes and titles. Rule errors from the engine become short messages
+by their stable `rule` id (`rule_message`), house-rule options have their labels
+(`option_label`), and the engine's reasons on an option row their short notes (`note`).
+
+A missing key or argument never breaks a screen: the key or the template itself is shown and
+logged.
 """
 
 from __future__ import annotations
@@ -30,15 +37,15 @@ MESSAGES: dict[str, dict[str, Template]] = {
     "die_which": {"es": "Dado {die}: ¿{a} o {b}?", "en": "Die {die}: {a} or {b}?"},
     "die_unsure": {"es": "Dado {die}: ¿qué valor?", "en": "Die {die}: which value?"},
     "dice_unsure": {"es": "Revisar dados {dice}", "en": "Check dice {dice}"},
-    "die_cocked": {"es": "Dado {die} inclinado", "en": "Die {die} is cocked"},
+    "die_cocked": {"es": "Dado {die} montado: tírelo", "en": "Die {die} cocked: rethrow"},
     "hand_in_view": {"es": "Mano en la bandeja", "en": "Hand over the tray"},
     "dice_moving": {"es": "Dados en movimiento", "en": "Dice still moving"},
     "too_many_dice": {"es": "Hay {seen} dados, son {expected}", "en": "{seen} dice seen, need {expected}"},
     "turn_die_first": {"es": "Girar un dado antes", "en": "Turn a die first"},
     "die_turned": {"es": "Dado {die} girado", "en": "Die {die} turned"},
-    "no_throws_left": {"es": "Sin tiros: anotar", "en": "No throws left: score"},
+    "no_throws_left": {"es": "Sin tiros: anote", "en": "No throws left: score"},
     "ok_to_score": {"es": "OK: anotar", "en": "OK: score"},
-    "scored": {"es": "Anotado: {points}", "en": "Scored: {points}"},
+    "scored": {"es": "{player}: {category} {points}", "en": "{player}: {category} {points}"},
     "next_player": {"es": "Turno de {name}", "en": "{name}'s turn"},
     "instant_win": {"es": "¡Ganó servida!", "en": "Instant win!"},
     "bank": {"es": "Tiros guardados: {n}", "en": "Banked throws: {n}"},
@@ -50,12 +57,12 @@ MESSAGES: dict[str, dict[str, Template]] = {
     "player_n": {"es": "Jugador {n}", "en": "Player {n}"},
     "names": {"es": "Nombres", "en": "Names"},
     "stake": {"es": "Apuesta/punto", "en": "Stake/point"},
-    "no_stake": {"es": "Sin apuesta", "en": "No stake"},
+    "no_stake": {"es": "sin", "en": "none"},
     "order": {"es": "Orden", "en": "Order"},
     "order_rolloff": {"es": "A los dados", "en": "Roll-off"},
-    "order_fixed": {"es": "Fijo", "en": "Fixed"},
+    "order_fixed": {"es": "fijo", "en": "fixed"},
     "start": {"es": "Empezar", "en": "Start"},
-    "resume": {"es": "Seguir partida", "en": "Resume game"},
+    "resume": {"es": "Continuar partida", "en": "Resume game"},
     "settings": {"es": "Ajustes", "en": "Settings"},
     "language": {"es": "Idioma", "en": "Language"},
     "lang_es": {"es": "Español", "en": "Español"},
@@ -66,13 +73,13 @@ MESSAGES: dict[str, dict[str, Template]] = {
     "back": {"es": "Volver", "en": "Back"},
     "yes": {"es": "Sí", "en": "Yes"},
     "no": {"es": "No", "en": "No"},
-    "on": {"es": "Sí", "en": "On"},
-    "off": {"es": "No", "en": "Off"},
-    "hint_menu": {"es": "◀▶ mover  OK elegir", "en": "◀▶ move  OK select"},
+    "on": {"es": "sí", "en": "on"},
+    "off": {"es": "no", "en": "off"},
+    "hint_menu": {"es": "OK elige, largo vuelve", "en": "OK picks, hold: back"},
     "hint_edit": {"es": "◀▶ cambiar  OK listo", "en": "◀▶ change  OK done"},
     "hint_back": {"es": "OK largo: volver", "en": "Hold OK: back"},
-    "roll_off": {"es": "Sorteo del orden", "en": "Roll-off for order"},
-    "roll_off_throw": {"es": "{name}: tirar", "en": "{name}: throw"},
+    "roll_off": {"es": "Sorteo de orden", "en": "Roll-off"},
+    "roll_off_throw": {"es": "{player}: tire", "en": "{player}: throw"},
     "roll_off_tie": {"es": "Empate: otra vez", "en": "Tie: throw again"},
     # corrections
     "correct": {"es": "Corregir", "en": "Correct"},
@@ -87,12 +94,12 @@ MESSAGES: dict[str, dict[str, Template]] = {
     "hold_ok_confirm": {"es": "Mantener OK: sí", "en": "Hold OK: yes"},
     "ok_confirm": {"es": "OK: sí", "en": "OK: yes"},
     "prev_next_cancel": {"es": "◀ ▶: cancelar", "en": "◀ ▶: cancel"},
-    "undone": {"es": "Deshecho", "en": "Undone"},
+    "undone": {"es": "Deshecho: {player}", "en": "Undone: {player}"},
     # game over
     "game_over": {"es": "Fin", "en": "Game over"},
     "winner": {"es": "Gana {name}", "en": "{name} wins"},
     "tie": {"es": "Empate", "en": "Tie"},
-    "instant_win_by": {"es": "{name} ganó servida", "en": "{name}: instant win"},
+    "instant_win_by": {"es": "{player}: {win}", "en": "{player}: {win}"},
     "settlement": {"es": "Cuentas", "en": "Settlement"},
     "pays": {"es": "paga", "en": "pays"},
     "gets": {"es": "cobra", "en": "gets"},
@@ -113,10 +120,131 @@ MESSAGES: dict[str, dict[str, Template]] = {
     "usb_safe_to_remove": {"es": "Ya se puede retirar", "en": "Safe to remove"},
     "usb_failed": {"es": "Error en el USB", "en": "USB export failed"},
     "usb_nothing": {"es": "Nada nuevo que copiar", "en": "Nothing new to copy"},
-    "config_problem": {"es": "Error de configuración", "en": "Config problem"},
+    "config_problem": {"es": "Config: {key}", "en": "Config: {key}"},
     "config_defaults": {"es": "Se usan valores por defecto", "en": "Using the defaults"},
     "log_moved_aside": {"es": "Registro dañado apartado", "en": "Damaged log moved aside"},
     "error": {"es": "Error", "en": "Error"},
+    # menus (the appliance's)
+    "main_menu": {"es": "Cubilete", "en": "Cubilete"},
+    "last_game": {"es": "Última partida", "en": "Last game"},
+    "order_roll_off": {"es": "sorteo", "en": "roll-off"},
+    "none": {"es": "ninguna", "en": "none"},
+    "contrast": {"es": "Brillo", "en": "Brightness"},
+    "camera_test": {"es": "Probar cámara", "en": "Camera test"},
+    "info": {"es": "Información", "en": "About"},
+    "usb_copy_all": {"es": "Copiar todo al USB", "en": "Copy all to USB"},
+    "usb_requested": {"es": "Copia pedida", "en": "Copy requested"},
+    "usb_request_failed": {"es": "No se pudo pedir", "en": "Could not ask"},
+    "abandon_q": {"es": "¿Abandonar partida?", "en": "Abandon the game?"},
+    "abandon_line": {"es": "Los puntos quedan", "en": "Scores stay in the log"},
+    "abandon": {"es": "Abandonar partida", "en": "Abandon game"},
+    "main_menu_item": {"es": "Menú principal", "en": "Main menu"},
+    # the turn (the appliance's)
+    "turn_menu": {"es": "Turno de {player}", "en": "{player}'s turn"},
+    "throw_dice": {"es": "Tire los dados", "en": "Throw the dice"},
+    "throw_all": {"es": "Tire los {n} dados", "en": "Throw all {n} dice"},
+    "throw_or_pick": {"es": "Tire o elija", "en": "Throw or pick"},
+    "pick_box": {"es": "Elija casilla", "en": "Pick a box"},
+    "turn_a_die": {"es": "Voltee un dado", "en": "Turn a die over"},
+    "unreadable": {"es": "No leo los dados", "en": "Cannot read the dice"},
+    "unread_object": {"es": "Algo sin leer: revise", "en": "Something unread: check"},
+    "object_on_tray": {"es": "Quite el objeto", "en": "Remove the object"},
+    "unstable": {"es": "Lectura inestable", "en": "Reading unstable"},
+    "moving": {"es": "Espere: dados rodando", "en": "Wait: dice rolling"},
+    "confirm_first": {"es": "Confirme el dado {die}", "en": "Confirm die {die} first"},
+    "scratched": {"es": "{player}: tacha {category}", "en": "{player}: {category} crossed"},
+    "score_q": {"es": "¿Anotar {category}?", "en": "Score {category}?"},
+    "scratch_q": {"es": "¿Tachar {category}?", "en": "Cross out {category}?"},
+    "points_line": {"es": "{points} puntos", "en": "{points} points"},
+    "scratch_line": {"es": "0 puntos (tachar)", "en": "0 points (cross out)"},
+    "ok_confirms": {"es": "OK anota, < > no", "en": "OK scores, < > cancel"},
+    "undo_throw": {"es": "Anular tiro", "en": "Cancel last throw"},
+    "undo_throw_q": {"es": "¿Anular el tiro?", "en": "Cancel the throw?"},
+    "undo_throw_line": {"es": "Nadie lo tiró", "en": "Nobody threw it"},
+    "throw_undone": {"es": "Tiro anulado", "en": "Throw cancelled"},
+    "undo_q": {"es": "¿Deshacer?", "en": "Undo?"},
+    "undo_line": {"es": "{player}: {category} {points}", "en": "{player}: {category} {points}"},
+    "nothing_to_undo": {"es": "Nada que deshacer", "en": "Nothing to undo"},
+    "score_table": {"es": "Ver tabla", "en": "Score table"},
+    "table": {"es": "Tabla", "en": "Scores"},
+    # corrections (the appliance's)
+    "which_die": {"es": "¿Qué dado?", "en": "Which die?"},
+    "die_sure_q": {"es": "Dado {die}: ¿es {a}?", "en": "Die {die}: is it {a}?"},
+    "other": {"es": "otro", "en": "other"},
+    "check_die": {"es": "Revisar dado", "en": "Check die"},
+    "die_thrown_q": {"es": "Dado {die}: ¿tirado?", "en": "Die {die}: thrown?"},
+    "turned_to": {"es": "{a} pasa a {b}", "en": "{a} becomes {b}"},
+    "corrected": {"es": "Corregido", "en": "Corrected"},
+    # roll-off
+    "roll_off_again": {"es": "Empate: tiran de nuevo", "en": "Tie: throw again"},
+    "roll_off_hand": {"es": "{player}: {dice}", "en": "{player}: {dice}"},
+    "first_player": {"es": "Empieza {player}", "en": "{player} starts"},
+    # device
+    "log_moved": {"es": "Registro dañado", "en": "Log damaged"},
+    "log_moved_line": {"es": "guardado aparte", "en": "kept aside"},
+    "new_log": {"es": "registro nuevo", "en": "new log started"},
+    "camera": {"es": "Cámara", "en": "Camera"},
+    "camera_no_dice": {"es": "sin dados", "en": "no dice"},
+    "version": {"es": "Versión {v}", "en": "Version {v}"},
+    "games_stored": {"es": "{n} partidas", "en": "{n} games"},
+    "disk_free": {"es": "{mb} MB libres", "en": "{mb} MB free"},
+    "abandoned": {"es": "Partida abandonada", "en": "Game abandoned"},
+    "not_saved": {"es": "¡No se guardó! Memoria", "en": "Not saved! Storage"},
+    "storage_retry": {"es": "no se anota nada", "en": "nothing is recorded"},
+    "unsure_rethrow": {"es": "Dado {die} dudoso: tire", "en": "Die {die} unsure: rethrow"},
+    "partnerships": {"es": "Parejas", "en": "Partnerships"},
+    "start_over_q": {"es": "¿Empezar otra?", "en": "Start another?"},
+    "start_over_line": {"es": "La actual se cierra", "en": "The current one closes"},
+    # parts and storage that are missing or failing
+    "buttons_missing": {"es": "Sin botones", "en": "No buttons"},
+    "buttons_wire": {"es": "Botones: GPIO {pins}", "en": "Buttons: GPIO {pins}"},
+    "buttons_scoring": {"es": "Se puntúa sin elegir", "en": "Scoring, no picking"},
+    "buttons_back": {"es": "Botones listos", "en": "Buttons ready"},
+    "storage_full": {"es": "Memoria llena", "en": "Storage full"},
+    "storage_not_writable": {"es": "Memoria protegida", "en": "Storage not writable"},
+    "storage_error": {"es": "Error de memoria", "en": "Storage error"},
+    "storage_log_kept": {"es": "registro intacto", "en": "the log is kept"},
+}
+
+# Engine rule ids (engine.errors) -> their short messages.
+RULE_MESSAGES: dict[str, tuple[str, str]] = {
+    "max_throws": ("Sin tiros: anote", "No throws left: score"),
+    "first_throw_all_dice": ("1er tiro: todos", "1st throw: all dice"),
+    "held_dice_locked": ("Dado apartado: no", "Held dice stay held"),
+    "held_die_unchanged": ("Dado apartado cambió", "A held die changed"),
+    "no_throw_after_turn_over": ("Ya volteó: anote", "Turned over: score"),
+    "nothing_thrown": ("No se tiró nada", "Nothing was thrown"),
+    "throw_first": ("Tire primero", "Throw first"),
+    "turn_required": ("Voltee un dado antes", "Turn a die over first"),
+    "turn_after_second_throw": ("Volteo tras 2º tiro", "Turn after 2nd throw"),
+    "turn_die_once": ("Ese dado ya volteó", "Die already turned"),
+    "at_most_two_turned": ("Máximo 2 volteos", "At most 2 turned"),
+    "turned_die_opposite_face": ("Volteo: cara opuesta", "Turn: opposite face"),
+    "no_turning_in_game": ("Aquí no se voltea", "No turning here"),
+    "crossing_out": ("No tache: hay puntos", "Can't cross: boxes score"),
+    "category_filled": ("Casilla ya anotada", "Box already filled"),
+    "fill_order": ("Casilla aún cerrada", "Box not open yet"),
+    "correct_current_throw": ("Nada que corregir", "Nothing to correct"),
+    "undo_needs_a_fill": ("Nada que deshacer", "Nothing to undo"),
+    "undo_throw_needs_a_throw": ("Nada que anular", "No throw to cancel"),
+    "game_over": ("Partida terminada", "The game is over"),
+    "wrong_player": ("No es su turno", "Not their turn"),
+    "dice_count": ("Faltan dados", "Wrong number of dice"),
+    "points_mismatch": ("Puntos cambiaron", "Points changed"),
+}
+
+# House-rule options of the engine's games, by key; unknown keys are shown as they are.
+OPTION_LABELS: dict[str, tuple[str, str]] = {
+    "held_dice_locked": ("Apartados fijos", "Held dice locked"),
+    "generala_points": ("Puntos generala", "Generala points"),
+    "first_throw_bonus": ("Bonus servida", "Served bonus"),
+    "double_generala": ("Doble generala", "Double generala"),
+    "wrap_straights": ("Escalera circular", "Wrap straights"),
+    "rules": ("Reglas", "Rules"),
+    "throws": ("Tiros", "Throws"),
+    "turn_breaks_de_mano": ("Volteo: de huevo", "Turn breaks de mano"),
+    "turn_required": ("Volteo obligado", "Turn required"),
+    "partnerships": ("Parejas", "Partnerships"),
 }
 
 # The engine's reasons (engine/advice.py) as short notes on an option row.
@@ -137,8 +265,8 @@ _NOTE_ALIASES = {"de mano": "de_mano", "de huevo": "de_huevo", "turn required fi
 
 
 def message(key: str, lang: str, args: Mapping[str, Any] | None = None) -> str:
-    """A catalogue message in a language, its fields filled in."""
-    args = dict(args or {})
+    """A catalogue message in a language, its fields filled in (a `Names` field in that language)."""
+    args = {k: (getattr(v, lang) if isinstance(v, Names) else v) for k, v in (args or {}).items()}
     entry = MESSAGES.get(key)
     if entry is None:
         log.warning("no text for message %r", key)
@@ -151,6 +279,34 @@ def message(key: str, lang: str, args: Mapping[str, Any] | None = None) -> str:
     except (KeyError, IndexError, ValueError) as error:
         log.warning("message %r (%s) lacks %s", key, lang, error)
         return template
+
+
+def say(key: str, /, **args: Any) -> Names:
+    """A message in both languages at once. `key` is positional-only so that a message may
+    itself take a `key` argument ("config_problem")."""
+    return Names(es=message(key, "es", args), en=message(key, "en", args))
+
+
+def rule_message(rule: str, fallback: str = "") -> Names:
+    """The short message for an engine rule error; an unknown rule is shown by its text."""
+    if rule in RULE_MESSAGES:
+        es, en = RULE_MESSAGES[rule]
+        return Names(es=es, en=en)
+    text = fallback or rule
+    return Names(es=f"Regla: {text}", en=f"Rule: {text}")
+
+
+def option_label(key: str) -> Names:
+    """A house-rule option's label; an unknown option by its key."""
+    es, en = OPTION_LABELS.get(key, (key.replace("_", " "), key.replace("_", " ")))
+    return Names(es=es, en=en)
+
+
+def value_label(value: object) -> Names | str:
+    """A house-rule option's value: booleans in words, the rest as they are."""
+    if isinstance(value, bool):
+        return say("on") if value else say("off")
+    return str(value)
 
 
 def note(reason: str, lang: str) -> str:

@@ -21,8 +21,9 @@ class Text:
     args: Mapping[str, Any] = field(default_factory=dict)
 
 
-def T(key: str, **args: Any) -> Text:
-    """Shorthand: `T("dice_seen", seen=4, expected=5)`."""
+def T(key: str, /, **args: Any) -> Text:
+    """Shorthand: `T("dice_seen", seen=4, expected=5)`; `key` is positional-only so that a
+    message may itself take a `key` argument ("config_problem")."""
     return Text(key, args)
 
 
@@ -173,7 +174,7 @@ class FinalRow:
 class GameOverScreen:
     """The final table (winners marked, settlement), paged when there are many players.
 
-    rows: in final order, best first. note: e.g. T("instant_win_by", name="Ana").
+    rows: in final order, best first. note: e.g. T("instant_win_by", player="Ana", win=Names(...)).
     The state machine flips `page` with prev/next in 0..page_count-1.
     """
 

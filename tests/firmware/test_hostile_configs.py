@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 
 from firmware.appliance.no_buttons import ScoreWithoutButtons
-from firmware.appliance.texts import say
 from cli.main import build_parser
 from cli.run import build_service
+from firmware.ui.catalogue import say
 from firmware.ui.screens import MessageScreen
 from tests.firmware.hostile_configs import CASES, HostileConfig, start_once
 

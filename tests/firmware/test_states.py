@@ -10,7 +10,7 @@ from firmware.appliance import (
     UsbExportStarted,
 )
 from firmware.appliance.machine import Appliance
-from firmware.appliance.texts import say
+from firmware.ui.catalogue import say
 from firmware.ui.screens import (
     ConfirmScreen, CorrectionScreen, GameOverScreen, MenuScreen, MessageScreen, Names, T, TurnScreen,
 )
@@ -380,7 +380,7 @@ def test_cacho_die_turned_over_is_confirmed_and_recorded(tmp_path: Path) -> None
     assert text(turn_screen(app).message) == "Turn a die over"
     app.handle(seen([2, 3, 4, 5, 1], moved=["held"] * 4 + ["turned"]))
     screen = app.screen()
-    assert isinstance(screen, CorrectionScreen) and text(screen.prompt) == "Die 5: turned over?"
+    assert isinstance(screen, CorrectionScreen) and text(screen.prompt) == "Die 5 turned?"
     press(app, "ok")
     assert event_types(app)[-1] == "die_turned"
     best = turn_screen(app).options[0]

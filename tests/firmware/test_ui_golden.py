@@ -114,7 +114,7 @@ CASES = {
     "usb_failed_still_mounted_es": (usb_failed_screen("no se pudo desmontar", safe_to_remove=False), "es"),
     "stopped_es": (stopped_screen(), "es"),
     "stopped_en": (stopped_screen(), "en"),
-    "config_problem_en": (MessageScreen(T("config_problem"), ("buttons.pin_ok: 2 is not a BCM GPIO number from 4 to 27",
+    "config_problem_en": (MessageScreen(T("config_problem", key="buttons.pin_ok"), ("buttons.pin_ok: 2 is not a BCM GPIO number from 4 to 27",
                                                               T("config_defaults")), icon="warning"), "en"),
 }
 

@@ -3,8 +3,10 @@ screen can be drawn whatever names and texts it is given."""
 
 from __future__ import annotations
 
+import ast
 import re
 import string
+from pathlib import Path
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -12,7 +14,9 @@ from hypothesis import strategies as st
 from engine import advice
 from firmware.ui import DieIcon, FinalRow, GameOverScreen, MenuItem, MenuScreen, Names, OptionRow, T, TurnScreen, render
 from firmware.ui import font
-from firmware.ui.catalogue import LANGUAGES, MESSAGES, NOTES, message, money, note, text
+from firmware.ui.catalogue import (
+    LANGUAGES, MESSAGES, NOTES, OPTION_LABELS, RULE_MESSAGES, message, money, note, say, text,
+)
 from firmware.ui.renderer import fit, wrap
 
 LATIN1 = [chr(c) for c in range(0x20, 0x7F)] + [chr(c) for c in range(0xA0, 0x100)]
@@ -82,6 +86,37 @@ def test_every_catalogue_text_is_drawable_by_the_font():
         for template in entry.values():
             for t in [template] if isinstance(template, str) else template.values():
                 assert font.can_draw(t), t
+    for pair in list(RULE_MESSAGES.values()) + list(OPTION_LABELS.values()):
+        assert all(font.can_draw(t) for t in pair), pair
+
+
+def message_uses() -> list[tuple[str, str, set[str]]]:
+    """Every say("key", ...) and T("key", ...) with a literal key in the device's code: where,
+    the key, the fields given."""
+    root = Path(__file__).resolve().parents[2]
+    uses = []
+    for path in sorted((root / "firmware").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("say", "T")
+                    and node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)):
+                where = f"{path.relative_to(root)}:{node.lineno}"
+                uses.append((where, node.args[0].value, {k.arg for k in node.keywords if k.arg}))
+    return uses
+
+
+def test_every_message_the_device_asks_for_is_in_the_catalogue_with_the_fields_it_is_given():
+    uses = message_uses()
+    assert len(uses) > 100
+    for where, key, given in uses:
+        assert key in MESSAGES, f"{where}: no message {key!r}"
+        assert fields(MESSAGES[key]["en"]) <= given, f"{where}: {key!r} needs {fields(MESSAGES[key]['en'])}"
+
+
+def test_say_gives_both_languages_and_fills_names_in_each():
+    label = say("score_q", category=Names(es="Escalera", en="Straight"))
+    assert label == Names(es="¿Anotar Escalera?", en="Score Straight?")
+    assert message("score_q", "es", {"category": Names(es="Escalera", en="Straight")}) == "¿Anotar Escalera?"
+    assert say("die_cocked", die=3).es == "Dado 3 montado: tírelo"
 
 
 def test_messages_fill_in_their_fields_and_plurals():
