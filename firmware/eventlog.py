@@ -35,6 +35,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Iterator
 
+from hardware.files import sync_folder, write_atomically
+
 log = logging.getLogger(__name__)
 
 DB_NAME = "cubilete.db"
@@ -143,27 +145,6 @@ def new_game_id() -> str:
     return datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ") + "-" + secrets.token_hex(3)
 
 
-def _fsync_dir(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-def write_atomically(path: Path, data: bytes) -> None:
-    """Write `data` so that `path` holds either its old content or all of `data`, even
-    after a power cut: temporary file, fsync, rename over, fsync of the folder."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp")
-    with open(tmp, "wb") as out:
-        out.write(data)
-        out.flush()
-        os.fsync(out.fileno())
-    os.replace(tmp, path)
-    _fsync_dir(path.parent)
-
-
 def _is_healthy(db_path: Path) -> str | None:
     """None when the database passes `PRAGMA quick_check`, else what is wrong with it.
     StorageUnavailable when it cannot even be checked (full, not ours, an I/O error)."""
@@ -253,7 +234,7 @@ def _move_aside(db_path: Path) -> Path:
         part = db_path.with_name(db_path.name + suffix)
         if part.exists():
             os.replace(part, target.with_name(target.name + suffix))
-    _fsync_dir(db_path.parent)
+    sync_folder(db_path.parent)
     return target
 
 
@@ -384,6 +365,7 @@ class EventLog:
                 snapshot = f"{SNAPSHOT_DIR}/{game_id}/{seq:06d}.jpg"
                 # Written before the commit: a crash in between leaves an unreferenced file
                 # that the next append of this seq replaces.
+                (self.state_dir / snapshot).parent.mkdir(parents=True, exist_ok=True)
                 write_atomically(self.state_dir / snapshot, snapshot_jpeg)
             conn.execute(
                 "INSERT INTO events (game_id, seq, at, event, reading, snapshot)"

@@ -34,13 +34,14 @@ from firmware.appliance import (
     ThrowSeen, Tick, TrayCleared, UsbExportDone, UsbExportFailed, UsbExportStarted,
 )
 from firmware.config import Config, ConfigProblem
-from firmware.eventlog import EventLog, StorageUnavailable, storage_problem, write_atomically
+from firmware.eventlog import EventLog, StorageUnavailable, storage_problem
 from firmware.export import exported_game_ids, notify
 from firmware.export.notify import bind_control_socket, request_export
 from firmware.retention import prune_snapshots
 from firmware.ui.catalogue import say
 from firmware.ui.presenter import BurnInSettings, ScreenPresenter
 from firmware.ui.screens import MessageScreen, stopped_screen
+from hardware.files import write_atomically
 from vision import tracker_events as te
 
 log = logging.getLogger("cubilete.service")

@@ -31,6 +31,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from hardware.files import write_atomically
+
 log = logging.getLogger(__name__)
 
 LEDGER_FILE = "exports.json"
@@ -104,25 +106,7 @@ class Ledger:
     def save(self, state_dir: str | os.PathLike[str]) -> None:
         """Rewrite the ledger atomically in `state_dir`."""
         data = json.dumps(self.to_json(), ensure_ascii=False, separators=(",", ":")).encode()
-        write_file_atomically(Path(state_dir), LEDGER_FILE, data)
-
-
-def write_file_atomically(folder: Path, name: str, data: bytes, mode: int = 0o644) -> None:
-    """Write `folder/name` whole or not at all (a local, trusted folder)."""
-    temporary = folder / f".{name}.tmp"
-    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC | os.O_NOFOLLOW, mode)
-    try:
-        with os.fdopen(fd, "wb", closefd=False) as stream:
-            stream.write(data)
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-    os.replace(temporary, folder / name)
-    dir_fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
-    try:
-        os.fsync(dir_fd)
-    finally:
-        os.close(dir_fd)
+        write_atomically(Path(state_dir) / LEDGER_FILE, data)
 
 
 def exported_game_ids(state_dir: str | os.PathLike[str]) -> set[str]:

@@ -29,6 +29,7 @@ from typing import Any, Sequence
 
 from firmware.config import load_config
 from firmware.export import notify
+from hardware.files import write_atomically
 from hardware.usb import UsbError, UsbPartition
 
 JOB_FILE = "job.json"
@@ -40,16 +41,7 @@ TOP_FOLDER = "CUBILETE"  # firmware.export.exporter.TOP_FOLDER, not imported: ro
 
 def write_json(folder: Path, name: str, data: dict[str, Any], owner: tuple[int, int] | None = None) -> None:
     """A small file, whole or not at all, never through a link."""
-    temporary = folder / f".{name}.tmp"
-    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
-    try:
-        os.write(fd, json.dumps(data).encode())
-        os.fsync(fd)
-        if owner is not None:
-            os.fchown(fd, *owner)
-    finally:
-        os.close(fd)
-    os.replace(temporary, folder / name)
+    write_atomically(folder / name, json.dumps(data).encode(), owner=owner)
 
 
 def read_json(folder: Path, name: str) -> dict[str, Any] | None:

@@ -38,6 +38,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from hardware.files import write_atomically
+
 VERSION = 1
 MAX_DATAGRAM = 4096
 STARTED = "usb_export_started"
@@ -164,9 +166,9 @@ def request_export(runtime_dir: str | os.PathLike[str], device: str, all_games: 
     if not DEVICE_NAME.match(device):
         raise ValueError(f"{device!r} is not a USB stick partition")
     folder = Path(runtime_dir)
-    temporary = folder / f".{REQUEST_FILE}.tmp"
-    temporary.write_text(json.dumps({"v": VERSION, "device": device, "all": all_games}))
-    os.replace(temporary, folder / REQUEST_FILE)
+    # The runtime folder is tmpfs: nothing to sync, it does not outlive a power cut anyway.
+    write_atomically(folder / REQUEST_FILE, json.dumps({"v": VERSION, "device": device, "all": all_games}).encode(),
+                     sync=False)
     return folder / REQUEST_FILE
 
 
