@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from firmware.config import load_config
-from firmware.service import Service
+from firmware.service import FrameClock, Service
 from hardware.buttons import ButtonSettings, ResilientButtons, open_buttons, parse_buttons_spec
 from hardware.camera import CameraSettings, open_resilient_camera, parse_camera_spec
 from hardware.display import open_display
@@ -54,16 +54,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--stats-out", metavar="FILE", help="write loop statistics as JSON at exit (benchmarks)")
     parser.add_argument("--log-level", default="info", choices=("debug", "info", "warning", "error"))
     parser.set_defaults(handler=run)
-
-
-class FrameClock:
-    """The time of the last camera frame: scripted presses follow a replay's own clock."""
-
-    def __init__(self) -> None:
-        self.service: Any = None
-
-    def __call__(self) -> float:
-        return self.service.frame_t if self.service is not None else 0.0
 
 
 def build_service(args: argparse.Namespace) -> Any:

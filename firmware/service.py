@@ -181,6 +181,19 @@ def peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
+class FrameClock:
+    """The time of the service's last camera frame: session time for a replayed session, so
+    that scripted presses and the simulated player follow the replay's own clock and a game
+    plays the same at any speed. 0.0 until the service is set (it is built after the buttons
+    that read this clock)."""
+
+    def __init__(self, service: "Service | None" = None) -> None:
+        self.service = service
+
+    def __call__(self) -> float:
+        return self.service.frame_t if self.service is not None else 0.0
+
+
 class Service:
     def __init__(self, config: Config, problems: list[ConfigProblem], state_dir: Path, camera: Any,
                  display: Any, buttons: Any, tracker: Any, *, clock: Callable[[], float] = time.monotonic,

@@ -31,10 +31,11 @@ import cv2
 import engine
 from firmware.eventlog import EventLog
 from firmware.export.exporter import export_games
+from firmware.service import FrameClock
 from hardware.buttons import KEYS_HELP, KeyboardButtons, ScriptedButtons
 from hardware.display import TerminalDisplay
 from lab.scripted_game import (
-    GAME_CONFIG, make_scripted_session, render_session, replay_service, session_clock,
+    GAME_CONFIG, make_scripted_session, render_session, replay_service,
 )
 from lab.sessions.synth import SessionConfig
 
@@ -107,6 +108,7 @@ def run_demo(state_dir: Path, export_dir: Path, *, quick: bool = False, interact
     game = QUICK_GAME if quick else DEMO_GAME
     print(f"Rendering the demo session (seed {seed}) into {state_dir / 'session'}, and rehearsing the "
           f"players' presses ...", file=out, flush=True)
+    clock = FrameClock()  # the scripted presses follow the replay's clock
     if interactive:
         session, _ = render_session(state_dir, game, seed, session_config())
         print(f"Your turn to press the buttons ({KEYS_HELP}); the session plays in real time.", file=out)
@@ -116,12 +118,10 @@ def run_demo(state_dir: Path, export_dir: Path, *, quick: bool = False, interact
         session = scripted.session
         print(f"Replaying it through the reader, tracker, game engine and screen with the "
               f"{len(scripted.presses)} presses of {scripted.buttons}:", file=out, flush=True)
-        holder: dict[str, Any] = {}
-        buttons = ScriptedButtons(scripted.buttons, clock=session_clock(holder))
+        buttons = ScriptedButtons(scripted.buttons, clock=clock)
         buttons.start(0.0)
     service = replay_service(session, state_dir, buttons, TerminalDisplay(out), language, realtime=interactive)
-    if not interactive:
-        holder["service"] = service
+    clock.service = service
     service.run()
 
     finished, table = final_table(state_dir)

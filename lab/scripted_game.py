@@ -30,7 +30,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from firmware.config import config_from_dict
-from firmware.service import Service
+from firmware.service import FrameClock, Service
 from hardware.camera import Backoff, ReplayCamera, ResilientCamera
 from hardware.display import NullDisplay
 from lab.autoplayer import TruthPlayer
@@ -86,11 +86,6 @@ def replay_service(session: Path, state_dir: Path, buttons: Any, display: Any, l
                    control_socket=str(state_dir / "control.sock"), exit_at_end=True)
 
 
-def session_clock(holder: dict[str, Any]) -> Any:
-    """For ScriptedButtons: the time of the service's last frame (set holder["service"])."""
-    return lambda: holder["service"].frame_t if "service" in holder else 0.0
-
-
 def render_session(folder: Path, game: Sequence[dict[str, Any]], seed: int,
                    config: Any = None) -> tuple[Path, dict[str, Any]]:
     """Render the game's session (seeded, so always the same) into `folder`/session."""
@@ -104,10 +99,10 @@ def play_session(session: Path, truth: dict[str, Any], game: Sequence[dict[str, 
                  display: Any, language: str = "es", config_text: str = GAME_CONFIG) -> Any:
     """The simulated player plays the session on the real service; returns the player (its
     presses) once the replay has ended."""
-    holder: dict[str, Any] = {}
-    player = TruthPlayer(game, truth, lambda: holder.get("service"))
+    clock = FrameClock()
+    player = TruthPlayer(game, truth, lambda: clock.service)
     service = replay_service(session, state_dir, player, display, language, config_text=config_text)
-    holder["service"] = service
+    clock.service = service
     service.run()
     return player
 
