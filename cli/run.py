@@ -18,11 +18,10 @@ import sys
 import time
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any
 
 from firmware.config import load_config
 from firmware.service import FrameClock, Service
-from hardware.buttons import ButtonSettings, ResilientButtons, open_buttons, parse_buttons_spec
+from hardware.buttons import ButtonSettings, ButtonSource, ResilientButtons, open_buttons, parse_buttons_spec
 from hardware.camera import CameraSettings, open_resilient_camera, parse_camera_spec
 from hardware.display import open_display
 from hardware.recording import open_session
@@ -56,7 +55,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(handler=run)
 
 
-def build_service(args: argparse.Namespace) -> Any:
+def build_service(args: argparse.Namespace) -> Service:
     """Everything `cubilete run` needs, from the config and the options. ValueError for a bad spec."""
     config, problems = load_config(args.config)
     state_dir = Path(args.state_dir or config.device.state_dir)
@@ -68,7 +67,7 @@ def build_service(args: argparse.Namespace) -> Any:
     frame_clock = FrameClock()
     settings = ButtonSettings.from_mapping(asdict(config.buttons))
     if args.player:
-        buttons: Any = simulated_player(args.player, args.camera or config.camera.spec, frame_clock)
+        buttons: ButtonSource = simulated_player(args.player, args.camera or config.camera.spec, frame_clock)
     elif buttons_kind in ("gpio", "three", "encoder"):
         # Wired buttons may be missing (no GPIO, a pin in use): shown and retried, never an exit.
         buttons = ResilientButtons(lambda: open_buttons(buttons_spec, settings), f"buttons ({buttons_spec})")
@@ -85,7 +84,7 @@ def build_service(args: argparse.Namespace) -> Any:
     return service
 
 
-def simulated_player(game_json: str, camera_spec: str, frame_clock: FrameClock) -> Any:
+def simulated_player(game_json: str, camera_spec: str, frame_clock: FrameClock) -> ButtonSource:
     """The simulated player for a replayed synthetic session (its truth is in session.json)."""
     if TruthPlayer is None:
         raise ValueError("--player needs the lab (in a clone: pip install -e ./lab)")

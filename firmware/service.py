@@ -24,14 +24,15 @@ import sqlite3
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Callable, Protocol
 
 import cv2
+import numpy as np
 
 from firmware import sdnotify
 from firmware.appliance import (
-    Appliance, ButtonsBack, ButtonsMissing, CameraBack, CameraLost, GameDefaults, MotionSeen, ObjectOnTray, Prefs,
-    ThrowSeen, Tick, TrayCleared, UsbExportDone, UsbExportFailed, UsbExportStarted,
+    Appliance, ButtonsBack, ButtonsMissing, CameraBack, CameraLost, GameDefaults, Input, MotionSeen, ObjectOnTray,
+    Prefs, ThrowSeen, Tick, TrayCleared, UsbExportDone, UsbExportFailed, UsbExportStarted,
 )
 from firmware.config import Config, ConfigProblem
 from firmware.eventlog import EventLog, StorageUnavailable, storage_problem
@@ -41,6 +42,9 @@ from firmware.retention import prune_snapshots
 from firmware.ui.catalogue import say
 from firmware.ui.presenter import BurnInSettings, ScreenPresenter
 from firmware.ui.screens import MessageScreen, stopped_screen
+from hardware.buttons import ButtonSource, MissableButtons
+from hardware.camera import CameraFeed, Frame
+from hardware.display import Display
 from hardware.files import write_atomically
 from vision import tracker_events as te
 
@@ -111,14 +115,14 @@ def game_defaults(config: Config) -> GameDefaults:
 # -- tracker events into appliance inputs -----------------------------------------------------------
 
 
-def jpeg_encoder(image: Any, quality: int) -> Callable[[], bytes | None]:
+def jpeg_encoder(image: np.ndarray, quality: int) -> Callable[[], bytes | None]:
     def encode() -> bytes | None:
         ok, data = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, quality])
         return data.tobytes() if ok else None
     return encode
 
 
-def translate(event: Any, jpeg_quality: int) -> Any:
+def translate(event: te.TrackerEvent, jpeg_quality: int) -> Input | None:
     """A vision.tracker event as an appliance input (None for those it does not need)."""
     if isinstance(event, te.ThrowSettled):
         snapshot = jpeg_encoder(event.frame, jpeg_quality) if event.frame is not None else None
@@ -135,7 +139,7 @@ def translate(event: Any, jpeg_quality: int) -> Any:
     return None
 
 
-def export_input(data: bytes) -> Any:
+def export_input(data: bytes) -> Input | None:
     """A datagram from the USB exporter as an appliance input (ValueError if malformed)."""
     message = notify.parse_message(data)
     if message.type == notify.STARTED:
@@ -181,6 +185,14 @@ def peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
+class Tracker(Protocol):
+    """What the service needs of the throw tracker (vision.tracker.ThrowTracker)."""
+
+    dice_count: int | None
+
+    def feed(self, frame: np.ndarray, t: float) -> list[te.TrackerEvent]: ...
+
+
 class FrameClock:
     """The time of the service's last camera frame: session time for a replayed session, so
     that scripted presses and the simulated player follow the replay's own clock and a game
@@ -195,11 +207,12 @@ class FrameClock:
 
 
 class Service:
-    def __init__(self, config: Config, problems: list[ConfigProblem], state_dir: Path, camera: Any,
-                 display: Any, buttons: Any, tracker: Any, *, clock: Callable[[], float] = time.monotonic,
+    def __init__(self, config: Config, problems: list[ConfigProblem], state_dir: Path, camera: CameraFeed,
+                 display: Display, buttons: ButtonSource, tracker: Tracker, *,
+                 clock: Callable[[], float] = time.monotonic,
                  control_socket: str | None = None, exit_at_end: bool = False,
                  on_record: Callable[[str, int, str, float], None] | None = None,
-                 tracker_factory: Callable[[], Any] | None = None, wal_autocheckpoint: int | None = None) -> None:
+                 tracker_factory: Callable[[], Tracker] | None = None, wal_autocheckpoint: int | None = None) -> None:
         # One OpenCV thread: a steady load beside the camera on a small Pi, and a replayed
         # session reads exactly the same every time.
         cv2.setNumThreads(1)
@@ -312,7 +325,7 @@ class Service:
 
     # -- running ----------------------------------------------------------------------------------------
 
-    def request_stop(self, *_: Any) -> None:
+    def request_stop(self, *_: object) -> None:
         self._stop = True
 
     def install_signal_handlers(self) -> None:
@@ -361,8 +374,7 @@ class Service:
                     if isinstance(data, ThrowSeen):
                         shown_after = started
         else:
-            if self.exit_at_end and getattr(self.camera, "status", None) is not None \
-                    and self.camera.status.state == "ended":
+            if self.exit_at_end and self.camera.status.state == "ended":
                 return False
             time.sleep(min(IDLE_SLEEP_S, max(0.0, self.camera.seconds_until_retry())) or IDLE_SLEEP_S)
         self._camera_status()
@@ -381,7 +393,7 @@ class Service:
         self._housekeeping(now)
         return True
 
-    def _track(self, frame: Any) -> list[Any]:
+    def _track(self, frame: Frame) -> list[te.TrackerEvent]:
         self.tracker.dice_count = self.app.expected_dice
         try:
             return self.tracker.feed(frame.image, frame.t)
@@ -394,7 +406,7 @@ class Service:
             self.tracker = self._new_tracker()
             return []
 
-    def _handle(self, data: Any) -> None:
+    def _handle(self, data: Input) -> None:
         try:
             self.app.handle(data)
         except Exception:
@@ -417,9 +429,7 @@ class Service:
         self._recorded = count
 
     def _camera_status(self) -> None:
-        status = getattr(self.camera, "status", None)
-        if status is None:
-            return
+        status = self.camera.status
         if status.state == "lost":
             self._handle(CameraLost(status.message, self.camera.seconds_until_retry()))
         elif status.state == "ok" and not self.app.camera_ok:
@@ -428,9 +438,9 @@ class Service:
     def _buttons_status(self) -> None:
         """Buttons that cannot be read (hardware.buttons.ResilientButtons, NoButtons): the
         appliance scores by itself and says which pins they go on."""
-        missing = getattr(self.buttons, "missing", None)
-        if missing is None:
-            return
+        if not isinstance(self.buttons, MissableButtons):
+            return  # scripted, keyboard or simulated presses: never missing
+        missing = self.buttons.missing
         if missing and not self.app.buttons_missing:
             self._handle(ButtonsMissing(missing, tuple(self.config.buttons.layout_pins().values())))
         elif not missing and self.app.buttons_missing:

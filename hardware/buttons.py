@@ -24,7 +24,7 @@ import time
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping, Protocol
+from typing import Any, Callable, Iterable, Mapping, Protocol, runtime_checkable
 
 log = logging.getLogger("cubilete.buttons")
 
@@ -45,9 +45,19 @@ class Press:
 
 
 class ButtonSource(Protocol):
+    """What every source of presses offers: the presses since the last call, and closing."""
+
     def events(self) -> list[Press]: ...
 
     def close(self) -> None: ...
+
+
+@runtime_checkable
+class MissableButtons(ButtonSource, Protocol):
+    """A source that knows when there are no buttons to read (ResilientButtons, NoButtons):
+    `missing` is why ("" while they work), which the service shows with how to wire them."""
+
+    missing: str
 
 
 @dataclass(frozen=True)

@@ -58,6 +58,21 @@ class Camera(Protocol):
     def close(self) -> None: ...
 
 
+class CameraFeed(Protocol):
+    """What the service reads: a camera kept going (ResilientCamera). `read()` gives a frame,
+    or None while there is none (lost and waiting to retry, or a finite source ended), and
+    never raises; `status` says which."""
+
+    @property
+    def status(self) -> "CameraStatus": ...
+
+    def read(self) -> Frame | None: ...
+
+    def seconds_until_retry(self) -> float: ...
+
+    def close(self) -> None: ...
+
+
 @dataclass(frozen=True)
 class CameraSettings:
     """How to capture. None for a control means: let the camera settle, then lock its value.

@@ -14,8 +14,10 @@ from hardware.buttons import (
     ButtonSettings,
     GpioButtons,
     KeyboardButtons,
+    MissableButtons,
     NoButtons,
     PressTracker,
+    ResilientButtons,
     RotaryEncoderButtons,
     ScriptedButtons,
     ScriptError,
@@ -337,3 +339,14 @@ def test_on_a_terminal_keys_arrive_unbuffered_and_the_terminal_is_restored():
     finally:
         os.close(master)
         os.close(slave)
+
+
+def test_only_sources_that_can_lack_buttons_say_whether_they_are_missing() -> None:
+    """The service shows "no buttons" for these (MissableButtons) and never for the others."""
+    def broken() -> GpioButtons:
+        raise RuntimeError("no GPIO here")
+
+    resilient = ResilientButtons(broken, "buttons (test)")
+    assert isinstance(resilient, MissableButtons) and resilient.missing == "RuntimeError: no GPIO here"
+    assert isinstance(NoButtons(), MissableButtons) and NoButtons().missing
+    assert not isinstance(ScriptedButtons([(0.0, "ok", "short")]), MissableButtons)
