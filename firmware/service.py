@@ -127,7 +127,7 @@ def translate(event: te.TrackerEvent, jpeg_quality: int) -> Input | None:
     if isinstance(event, te.ThrowSettled):
         snapshot = jpeg_encoder(event.frame, jpeg_quality) if event.frame is not None else None
         return ThrowSeen(event.reading, tuple(event.moved), tuple(event.previous), event.t, snapshot,
-                         extra={"previous": list(event.previous), "expected": event.expected})
+                         tracked=True, expected=event.expected)
     if isinstance(event, te.MotionStarted):
         return MotionSeen(event.t)
     if isinstance(event, te.ForeignObject):

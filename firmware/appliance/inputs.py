@@ -10,7 +10,7 @@ machine knows nothing of OpenCV, GPIO or sockets, so it is tested with plain val
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Union
+from typing import Callable, Union
 
 from hardware.buttons import Press
 from vision.reading import Reading
@@ -25,7 +25,8 @@ class ThrowSeen:
         relative to the tracker's previous settled throw.
     previous: per die, its index in that previous reading (None when it has none).
     snapshot: encodes the settled frame as JPEG, called only if the throw is recorded.
-    extra: more tracker facts to store with the reading (JSON-serialisable).
+    tracked: the throw comes from the throw tracker, which also gave `previous` and
+        `expected` (the dice count it expected); both are stored with the reading.
     """
 
     reading: Reading
@@ -33,7 +34,8 @@ class ThrowSeen:
     previous: tuple[int | None, ...] = ()
     t: float = 0.0
     snapshot: Callable[[], bytes | None] | None = field(default=None, compare=False)
-    extra: dict[str, Any] = field(default_factory=dict, compare=False)
+    tracked: bool = field(default=False, compare=False)
+    expected: int | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)

@@ -29,7 +29,7 @@ from firmware.appliance.inputs import (
 )
 from firmware.appliance.mode import Mode
 from firmware.appliance.no_buttons import ScoreWithoutButtons, wiring_hint
-from firmware.appliance.session import GameSession
+from firmware.appliance.session import GameSession, StoredReading
 from firmware.appliance.settings import GameDefaults, Prefs
 from firmware.appliance.throws import Answers, TrayLink
 from firmware.eventlog import EventLog, EventLogError
@@ -153,7 +153,7 @@ class Appliance:
             return play.take_throw(self, seen) or self.mode
         return self.mode
 
-    def record(self, event: dict[str, Any], reading: dict[str, Any] | None = None,
+    def record(self, event: dict[str, Any], reading: StoredReading | None = None,
                snapshot: bytes | None = None) -> bool:
         """Record a game event; a rule broken becomes a message and nothing is recorded."""
         assert self.session is not None

@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Any, Protocol
 
 from firmware.appliance.inputs import Press, ThrowSeen
-from firmware.appliance.session import GameSession
+from firmware.appliance.session import GameSession, StoredReading
 from firmware.appliance.settings import GameDefaults, Prefs
 from firmware.appliance.throws import Answers, TrayLink
 from firmware.eventlog import EventLog
@@ -50,7 +50,7 @@ class Appliance(Protocol):
 
     def refuse_if_busy(self) -> bool: ...
 
-    def record(self, event: dict[str, Any], reading: dict[str, Any] | None = None,
+    def record(self, event: dict[str, Any], reading: StoredReading | None = None,
                snapshot: bytes | None = None) -> bool: ...
 
     def game_mode(self) -> "Mode": ...

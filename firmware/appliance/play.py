@@ -374,7 +374,7 @@ def _locked_but_thrown(session: GameSession, plan: Record, answers: Answers) -> 
     if not state.rules.held_dice_locked:
         return ()
     locked = state.turn.locked & set(plan.event["thrown"])
-    return tuple(r for r, index in enumerate(plan.reading["index"])
+    return tuple(r for r, index in enumerate(plan.reading.index)
                  if index in locked and r not in answers.thrown)
 
 

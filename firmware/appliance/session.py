@@ -16,12 +16,12 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Mapping
 
 import engine
 from engine import GameState
 from firmware.eventlog import EventLog, GameRecord, StoredEvent
-from vision.reading import SURE_CONFIDENCE
+from vision.reading import SURE_CONFIDENCE, Reading
 
 log = logging.getLogger(__name__)
 
@@ -60,28 +60,72 @@ class ThrowView:
         return tuple(sorted(range(count), key=key))
 
 
-def throw_view_from_reading(stored: dict[str, Any] | None, dice: int) -> ThrowView:
+@dataclass(frozen=True)
+class StoredReading:
+    """What the event log keeps beside a throw event: the reader's result and how the
+    appliance related it to the engine's dice.
+
+    reading: the reader's result (vision.reading.Reading), as the tracker settled it.
+    moved: per read die, "held" | "thrown" | "turned" | "ambiguous" | "new" (the tracker's).
+    index: per read die, the engine die it is (None: not one of them).
+    t: when the throw settled (session time).
+    previous, expected: the tracker's facts (each die's index in its previous settle, the dice
+        count it expected); absent (None) when the throw did not come from the tracker.
+
+    The JSON is the reading's own (`dice`, `problems`, `problem_details`) with `moved`,
+    `index`, `t`, `previous` and `expected` beside it, in that order: the format of every log
+    written so far.
+    """
+
+    reading: Reading
+    moved: tuple[str, ...]
+    index: tuple[int | None, ...]
+    t: float | None = None
+    previous: tuple[int | None, ...] | None = None
+    expected: int | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {**self.reading.to_json(), "moved": list(self.moved), "index": list(self.index)}
+        if self.t is not None:
+            data["t"] = self.t
+        if self.previous is not None:
+            data["previous"] = list(self.previous)
+            data["expected"] = self.expected
+        return data
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> "StoredReading | None":
+        """The stored reading of a throw; None for one that says nothing of the engine's
+        dice (no `index`: not written by the appliance)."""
+        if "index" not in data:
+            return None
+        t, previous, expected = data.get("t"), data.get("previous"), data.get("expected")
+        return cls(
+            reading=Reading.from_json(dict(data)),
+            moved=tuple(str(m) for m in data.get("moved") or ()),
+            index=tuple(None if i is None else int(i) for i in data["index"]),
+            t=None if t is None else float(t),
+            previous=None if previous is None else tuple(None if p is None else int(p) for p in previous),
+            expected=None if expected is None else int(expected),
+        )
+
+
+def throw_view_from_reading(stored: StoredReading | None, dice: int) -> ThrowView:
     """What a stored throw reading says about each engine die. Dice kept from the previous
     throw ("held") were confirmed then; thrown dice are unsure when the reader was."""
-    if not stored or "index" not in stored:
+    if stored is None:
         return ThrowView(tuple(DieSeen() for _ in range(dice)), confirmed=True)
     seen = [DieSeen() for _ in range(dice)]
-    moved = stored.get("moved") or []
-    unsure_dice = {p.get("die") for p in stored.get("problem_details", []) if p.get("kind") == "unsure"}
-    for r, (reading_die, index) in enumerate(zip(stored.get("dice", []), stored["index"])):
+    unsure_dice = {p.die for p in stored.reading.problems if p.kind == "unsure"}
+    for r, (reading_die, index) in enumerate(zip(stored.reading.dice, stored.index)):
         if index is None or not 0 <= index < dice:
             continue
-        held = r < len(moved) and moved[r] == "held"
-        unsure = not held and (r in unsure_dice or float(reading_die.get("confidence", 1.0)) < SURE_CONFIDENCE)
-        seen[index] = DieSeen(
-            center=(float(reading_die["center"][0]), float(reading_die["center"][1])),
-            size=float(reading_die.get("size", 0.0)),
-            unsure=unsure,
-            alternatives=tuple(int(v) for v in reading_die.get("alternatives", ())),
-        )
+        held = r < len(stored.moved) and stored.moved[r] == "held"
+        unsure = not held and (r in unsure_dice or reading_die.confidence < SURE_CONFIDENCE)
+        seen[index] = DieSeen(center=reading_die.center, size=reading_die.size, unsure=unsure,
+                              alternatives=reading_die.alternatives)
     any_unsure = any(d.unsure for d in seen)
-    t = stored.get("t")
-    return ThrowView(tuple(seen), confirmed=not any_unsure, t=float(t) if t is not None else None)
+    return ThrowView(tuple(seen), confirmed=not any_unsure, t=stored.t)
 
 
 @dataclass
@@ -120,10 +164,11 @@ class GameSession:
         return session
 
     def _fold(self, stored: StoredEvent) -> None:
-        self.state = self._advance(stored.event, stored.reading)
+        reading = StoredReading.from_json(stored.reading) if stored.reading is not None else None
+        self.state = self._advance(stored.event, reading)
         self.events += 1
 
-    def _advance(self, event: dict[str, Any], reading: dict[str, Any] | None) -> GameState:
+    def _advance(self, event: dict[str, Any], reading: StoredReading | None) -> GameState:
         """The state after `event` (raises RuleError), updating the throw view to match."""
         new_state = engine.apply(self.state, event)
         kind = event["type"]
@@ -147,7 +192,7 @@ class GameSession:
         """The state `event` would lead to; raises RuleError. Records nothing."""
         return engine.apply(self.state, event)
 
-    def record(self, event: dict[str, Any], reading: dict[str, Any] | None = None,
+    def record(self, event: dict[str, Any], reading: StoredReading | None = None,
                snapshot_jpeg: bytes | None = None) -> GameState:
         """Check, commit, then apply. Raises RuleError (nothing written) for an illegal event."""
         saved = list(self._views), list(self._filled)
@@ -161,15 +206,16 @@ class GameSession:
         self.events += 1
         return new_state
 
-    def _append(self, event: dict[str, Any], reading: dict[str, Any] | None, snapshot_jpeg: bytes | None) -> None:
+    def _append(self, event: dict[str, Any], reading: StoredReading | None, snapshot_jpeg: bytes | None) -> None:
+        stored = reading.to_json() if reading is not None else None
         try:
-            self.log.append(self.game_id, event, reading=reading, snapshot_jpeg=snapshot_jpeg)
+            self.log.append(self.game_id, event, reading=stored, snapshot_jpeg=snapshot_jpeg)
         except OSError as error:
             if snapshot_jpeg is None:
                 raise
             # The picture could not be written (a full card): the score matters more.
             log.error("snapshot not written (%s); recording the event without it", error)
-            self.log.append(self.game_id, event, reading=reading)
+            self.log.append(self.game_id, event, reading=stored)
 
     def end(self) -> None:
         """The players left the final table (or abandoned the game): close it in the log."""

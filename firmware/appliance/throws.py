@@ -21,7 +21,7 @@ from engine import GameState, turn_actions
 from engine import events as engine_events
 from engine.dice import opposite
 from firmware.appliance.inputs import ThrowSeen
-from firmware.appliance.session import ThrowView
+from firmware.appliance.session import StoredReading, ThrowView
 from firmware.ui.catalogue import rule_message, say
 from firmware.ui.screens import Names
 from vision.reading import SURE_CONFIDENCE, Reading
@@ -71,7 +71,7 @@ class TurnOver:
 @dataclass(frozen=True)
 class Record:
     event: dict[str, Any]
-    reading: dict[str, Any]
+    reading: StoredReading
     link: TrayLink  # after it is recorded
     refused_link: TrayLink  # if the engine refuses it
 
@@ -196,8 +196,8 @@ def _record(seen: ThrowSeen, state: GameState, index: list[int], thrown: set[int
         if index[r] in thrown:
             values[index[r]] = die.value
     event = engine_events.throw(state.current_player, values, thrown)
-    stored = {**reading.to_json(), "moved": list(seen.moved), "index": index,
-              "t": round(seen.t, 3), **seen.extra}
+    stored = StoredReading(reading, tuple(seen.moved), tuple(index), round(seen.t, 3),
+                           seen.previous if seen.tracked else None, seen.expected)
     refused = TrayLink(tuple(None if i in thrown else i for i in index))
     return Record(event, stored, TrayLink(tuple(index)), refused)
 
