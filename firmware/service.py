@@ -259,7 +259,8 @@ class Service:
             self.log = EventLog.open(self.state_dir, wal_autocheckpoint=self._wal_autocheckpoint)
             self.app = Appliance(self.log, self._prefs, game_defaults(self.config),
                                  notices_for(self._problems, self.log), clock=self.scene_time,
-                                 on_prefs=self._prefs_changed, on_usb_request=self._request_usb_export)
+                                 on_prefs=self._prefs_changed, on_usb_request=self._request_usb_export,
+                                 on_record=self._recorded)
         except (OSError, sqlite3.Error, StorageUnavailable) as error:
             problem = error if isinstance(error, StorageUnavailable) else storage_problem(error, self.state_dir)
             if str(problem) != self.storage_error:
@@ -272,8 +273,6 @@ class Service:
             self.storage_error, self.storage_kind = str(problem), problem.kind
             return False
         self.storage_error = self.storage_kind = ""
-        self._recorded = self._event_count()  # events of this game already reported
-        self._recorded_game = self.app.session.game_id if self.app.session is not None else None
         return True
 
     def _wait_for_storage(self) -> None:
@@ -318,10 +317,6 @@ class Service:
             **{**asdict(self.presenter.settings), "contrast": prefs.contrast})
         self.presenter.activity()
         save_prefs(self.state_dir, prefs)
-
-    def _event_count(self) -> int:
-        session = self.app.session
-        return session.events if session is not None else 0
 
     # -- running ----------------------------------------------------------------------------------------
 
@@ -414,19 +409,15 @@ class Service:
             # with the log: start the machine afresh from the log, as after a restart.
             log.exception("the state machine failed on %r; resuming from the event log", type(data).__name__)
             self.app = Appliance(self.log, self.app.prefs, self.app.defaults, clock=self.scene_time,
-                                 on_prefs=self._prefs_changed, on_usb_request=self._request_usb_export)
-        count = self._event_count()
-        game_id = self.app.session.game_id if self.app.session is not None else None
-        if game_id != self._recorded_game:
-            self._recorded_game, self._recorded = game_id, 0
-        if count > self._recorded and self.app.session is not None:
-            for stored in self.log.events(self.app.session.game_id)[self._recorded:count]:
-                kind = stored.event["type"]
-                log.info("recorded game=%s seq=%d type=%s t=%.3f", self.app.session.game_id, stored.seq, kind,
-                         self.frame_t)
-                if self.on_record is not None:
-                    self.on_record(self.app.session.game_id, stored.seq, kind, self.frame_t)
-        self._recorded = count
+                                 on_prefs=self._prefs_changed, on_usb_request=self._request_usb_export,
+                                 on_record=self._recorded)
+
+    def _recorded(self, game_id: str, seq: int, kind: str) -> None:
+        """The appliance committed an event: journal it (and tell on_record, the soak's and the
+        tests' ear) with the time of the frame it came from."""
+        log.info("recorded game=%s seq=%d type=%s t=%.3f", game_id, seq, kind, self.frame_t)
+        if self.on_record is not None:
+            self.on_record(game_id, seq, kind, self.frame_t)
 
     def _camera_status(self) -> None:
         status = self.camera.status

@@ -61,13 +61,15 @@ class Appliance:
                  defaults: GameDefaults = GameDefaults(), notices: tuple[MessageScreen, ...] = (),
                  clock: Callable[[], float] = time.monotonic,
                  on_prefs: Callable[[Prefs], None] | None = None,
-                 on_usb_request: Callable[[str], None] | None = None) -> None:
+                 on_usb_request: Callable[[str], None] | None = None,
+                 on_record: Callable[[str, int, str], None] | None = None) -> None:
         self.log = eventlog
         self.prefs = prefs or Prefs()
         self.defaults = defaults
         self.clock = clock
         self.on_prefs = on_prefs
         self.on_usb_request = on_usb_request  # asks the exporter to copy every game to a stick
+        self.on_record = on_record  # told (game id, seq, event type) of every event once it is committed
         self.usb_device: str | None = None  # the stick an export last went to, while it is usable
         self.now = clock()
         self.session: GameSession | None = None
@@ -158,7 +160,7 @@ class Appliance:
         """Record a game event; a rule broken becomes a message and nothing is recorded."""
         assert self.session is not None
         try:
-            self.session.record(event, reading, snapshot)
+            stored = self.session.record(event, reading, snapshot)
         except RuleError as error:
             log.info("refused %s: %s", event.get("type"), error)
             self.flash(rule_message(error.rule, str(error)))
@@ -168,6 +170,8 @@ class Appliance:
             log.error("could not record %s: %s", event.get("type"), error)
             self.flash(say("not_saved"), seconds=10.0)
             return False
+        if self.on_record is not None:
+            self.on_record(self.session.game_id, stored.seq, stored.event["type"])
         return True
 
     def turn_menu(self, back: Mode) -> Mode:
@@ -178,7 +182,10 @@ class Appliance:
         return play.take_throw(self, seen, answers)
 
     def start_game(self, session: GameSession) -> Mode:
+        """Play a game just begun in the log (GameSession.start: its game_started is seq 0)."""
         self.session = session
+        if self.on_record is not None:
+            self.on_record(session.game_id, 0, "game_started")
         self.link = None
         self.deferred = None
         return self.game_mode()

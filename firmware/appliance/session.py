@@ -193,29 +193,31 @@ class GameSession:
         return engine.apply(self.state, event)
 
     def record(self, event: dict[str, Any], reading: StoredReading | None = None,
-               snapshot_jpeg: bytes | None = None) -> GameState:
-        """Check, commit, then apply. Raises RuleError (nothing written) for an illegal event."""
+               snapshot_jpeg: bytes | None = None) -> StoredEvent:
+        """Check, commit, then apply; returns the event as committed. Raises RuleError (nothing
+        written) for an illegal event."""
         saved = list(self._views), list(self._filled)
         try:
             new_state = self._advance(event, reading)
-            self._append(event, reading, snapshot_jpeg)
+            stored = self._append(event, reading, snapshot_jpeg)
         except Exception:
             self._views, self._filled = saved
             raise
         self.state = new_state
         self.events += 1
-        return new_state
+        return stored
 
-    def _append(self, event: dict[str, Any], reading: StoredReading | None, snapshot_jpeg: bytes | None) -> None:
+    def _append(self, event: dict[str, Any], reading: StoredReading | None,
+                snapshot_jpeg: bytes | None) -> StoredEvent:
         stored = reading.to_json() if reading is not None else None
         try:
-            self.log.append(self.game_id, event, reading=stored, snapshot_jpeg=snapshot_jpeg)
+            return self.log.append(self.game_id, event, reading=stored, snapshot_jpeg=snapshot_jpeg)
         except OSError as error:
             if snapshot_jpeg is None:
                 raise
             # The picture could not be written (a full card): the score matters more.
             log.error("snapshot not written (%s); recording the event without it", error)
-            self.log.append(self.game_id, event, reading=stored)
+            return self.log.append(self.game_id, event, reading=stored)
 
     def end(self) -> None:
         """The players left the final table (or abandoned the game): close it in the log."""

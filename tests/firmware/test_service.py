@@ -83,6 +83,21 @@ def test_a_throw_and_a_score_go_from_camera_and_buttons_to_the_log(tmp_path: Pat
     assert tracker.dice_count == 5  # the tracker is told how many dice the game has
 
 
+def test_the_service_is_told_of_each_event_and_never_rereads_the_log(tmp_path: Path) -> None:
+    tracker = FakeTracker({10: [MotionStarted(10 / FPS)], 20: [settled([2, 3, 4, 5, 6], 20 / FPS)]})
+    recorded: list[tuple[int, str, float]] = []
+    service = make_service(tmp_path, tracker, MENU_TO_GAME + [(1.0, "ok", "short"), (1.1, "ok", "short")],
+                           on_record=lambda game, seq, kind, t: recorded.append((seq, kind, t)))
+    assert service.log is not None
+    reads: list[str] = []
+    real_events = service.log.events
+    service.log.events = lambda game_id: reads.append(game_id) or real_events(game_id)  # type: ignore[method-assign]
+    service.run()
+    assert [(seq, kind) for seq, kind, _ in recorded] == [(0, "game_started"), (1, "throw"), (2, "category_scored")]
+    assert recorded[1][2] == pytest.approx(20 / FPS)  # the time of the frame the throw settled in
+    assert reads == []
+
+
 def test_sigterm_leaves_the_stopped_screen(tmp_path: Path) -> None:
     service = make_service(tmp_path, FakeTracker(), [], frames=10_000)
     service.request_stop()
