@@ -1,11 +1,11 @@
 """The event log, read-only: SQLite opened with `mode=ro` beside the game service's writer.
 
 WAL lets this reader run while the service writes; nothing here ever writes to the log or
-creates a file (no `-wal` or `-shm` of our own: SQLite reads the writer's read-only when this
-user may not write them). When the service is stopped and has removed its WAL files, a
-read-only connection cannot be opened on a WAL database the user may not write beside; the
-log is then read as `immutable` (nothing can be writing it), one fresh connection per read,
-until the service is back.
+creates a file: while the service has the log open, SQLite uses the service's `-wal` and
+`-shm` files (read-only where this user may not write them); when the service is stopped
+and has removed them, a `mode=ro` connection would create them where it could (and cannot
+open the log where it cannot), so the log is then read as `immutable`, nothing being able
+to write it, one fresh connection per read until the service is back.
 
 `token()` is cheap and changes whenever the log may have changed (SQLite's data_version and
 the files' sizes and times), so the live loop polls it and re-reads only after a change.
@@ -43,7 +43,7 @@ class LogReader:
         self.state_dir = Path(state_dir)
         self.db_path = self.state_dir / DB_NAME
         self._conn: sqlite3.Connection | None = None
-        self._inode: int | None = None
+        self._opened: tuple[int | None, ...] = ()
         self._lock = threading.Lock()
 
     def close(self) -> None:
@@ -54,7 +54,7 @@ class LogReader:
         if self._conn is not None:
             self._conn.close()
         self._conn = None
-        self._inode = None
+        self._opened = ()
 
     def _uri(self, immutable: bool) -> str:
         return f"file:{quote(str(self.db_path.resolve()))}?mode=ro" + ("&immutable=1" if immutable else "")
@@ -68,29 +68,42 @@ class LogReader:
             raise
         return conn
 
+    def _files(self) -> tuple[int | None, int | None, int | None]:
+        """The inodes of the database, its WAL and its shared-memory file (None: absent)."""
+        found: list[int | None] = []
+        for suffix in ("", "-wal", "-shm"):
+            try:
+                found.append(os.stat(str(self.db_path) + suffix).st_ino)
+            except OSError:
+                found.append(None)
+        return found[0], found[1], found[2]
+
     @contextmanager
     def _reading(self) -> Iterator[sqlite3.Connection]:
-        """A connection inside one read transaction (a consistent view of the log)."""
+        """A connection inside one read transaction (a consistent view of the log).
+
+        While the service has the log open (its WAL files exist) one connection is kept, and
+        opened again when those files are new ones (the service restarted, or a damaged log
+        was moved aside). Without WAL files nothing is writing: a fresh immutable connection
+        per read, which creates no file even where this user could."""
         with self._lock:
+            files = self._files()
+            if files[0] is None:
+                self._drop()
+                raise LogUnavailable(f"no event log at {self.db_path}")
+            transient = None in files
+            if transient or files != self._opened:
+                self._drop()
             try:
-                info = os.stat(self.db_path)
-            except OSError as error:
-                self._drop()
-                raise LogUnavailable(f"no event log at {self.db_path}") from error
-            if self._inode != info.st_ino:  # a new file (a damaged one was moved aside)
-                self._drop()
-            conn, transient = self._conn, False
-            if conn is None:
-                try:
+                if transient:
+                    conn = self._connect(immutable=True)
+                elif self._conn is None:
                     conn = self._conn = self._connect()
-                    self._inode = info.st_ino
-                except sqlite3.Error as error:
-                    if os.path.exists(str(self.db_path) + "-wal"):
-                        raise LogUnavailable(f"{self.db_path}: {error}") from error
-                    try:  # the writer is gone and took its WAL files: nothing is writing
-                        conn, transient = self._connect(immutable=True), True
-                    except sqlite3.Error as again:
-                        raise LogUnavailable(f"{self.db_path}: {again}") from again
+                    self._opened = files
+                else:
+                    conn = self._conn
+            except sqlite3.Error as error:
+                raise LogUnavailable(f"{self.db_path}: {error}") from error
             try:
                 conn.execute("BEGIN")
                 try:
@@ -107,7 +120,7 @@ class LogReader:
     def token(self) -> tuple[object, ...]:
         """Changes whenever the log may have changed."""
         parts: list[object] = []
-        for suffix in ("", "-wal"):
+        for suffix in ("", "-wal", "-shm"):
             try:
                 info = os.stat(str(self.db_path) + suffix)
                 parts.append((info.st_ino, info.st_size, info.st_mtime_ns))
