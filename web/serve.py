@@ -4,9 +4,11 @@ Starlette over uvicorn with its pure-Python HTTP parser (h11): no compiled exten
 build on a Pi Zero 2 W, one process, one thread for the event loop plus a few for SQLite.
 Bounds, besides the live viewers' (`web.live`):
 
-- at most `max_viewers + SPARE_CONNECTIONS` open connections: a connection past that is
-  closed as soon as it is accepted (uvicorn's own `limit_concurrency` answers 503 to a
-  request, but only once a whole request has arrived);
+- at most `max_connections(max_viewers)` open connections: a connection past that is
+  closed as soon as it is accepted. (uvicorn's own `limit_concurrency` is not used: it
+  answers 503 to every request while that many connections are open, idle ones included,
+  so a few silent connections would turn every page away.) Past `max_viewers` live streams,
+  `/events` answers 503 and the page polls `/api/board` instead;
 - a connection that has not sent a whole request within IDLE_S is closed, as uvicorn closes
   an idle kept-alive one (it sets no such limit on a new connection by itself);
 - request heads are limited by h11 (16 kB), and no request has a body.
@@ -40,6 +42,11 @@ class _QuietIncompleteResponse(logging.Filter):
         return "returned without completing response" not in record.getMessage()
 
 
+def max_connections(max_viewers: int) -> int:
+    """Room for every live stream, as many connections being refused one, and the rest."""
+    return 2 * max_viewers + SPARE_CONNECTIONS
+
+
 def bounded_protocol(max_connections: int, idle_s: float = IDLE_S) -> type[H11Protocol]:
     """uvicorn's h11 protocol with a cap on open connections and a deadline for the first request."""
 
@@ -70,8 +77,8 @@ def serve(config: Config, state_dir: str | None = None, host: str | None = None,
     app = build(config, state_dir)
     server_config = uvicorn.Config(
         app, host=host or config.web.bind, port=port if port is not None else config.web.port,
-        http=bounded_protocol(config.web.max_viewers + SPARE_CONNECTIONS), ws="none", loop="asyncio",
+        http=bounded_protocol(max_connections(config.web.max_viewers)), ws="none", loop="asyncio",
         lifespan="on", interface="asgi3", access_log=False, server_header=False, proxy_headers=False,
-        limit_concurrency=config.web.max_viewers + SPARE_CONNECTIONS, timeout_keep_alive=5,
+        timeout_keep_alive=5,
         timeout_graceful_shutdown=3, log_level=log_level)
     uvicorn.Server(server_config).run()

@@ -19,7 +19,7 @@ import uvicorn  # noqa: E402
 
 from firmware.config import Config, DeviceConfig  # noqa: E402
 from tests.web.support import Recorder  # noqa: E402
-from web.serve import bounded_protocol, build  # noqa: E402
+from web.serve import bounded_protocol, build, max_connections  # noqa: E402
 
 
 @pytest.fixture
@@ -55,7 +55,7 @@ class LiveServer:
         self.url = f"http://127.0.0.1:{self.port}"
         app = build(config, poll_s=poll_s)
         self.server = uvicorn.Server(uvicorn.Config(
-            app, host="127.0.0.1", port=self.port, http=bounded_protocol(config.web.max_viewers + 32),
+            app, host="127.0.0.1", port=self.port, http=bounded_protocol(max_connections(config.web.max_viewers)),
             ws="none", lifespan="on", access_log=False, log_level="warning", timeout_graceful_shutdown=1))
         self.thread = threading.Thread(target=self.server.run, daemon=True)
 
