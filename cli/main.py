@@ -31,6 +31,7 @@ COMMANDS = {
     "demo": "play a recorded Generala game through the whole device (the lab)",
     "config": "check a config file or print the defaults",
     "export": "export the game logs to a folder or a USB stick",
+    "web": "serve the live scoreboard page (read-only)",
 }
 LAB_COMMANDS = ("bench", "demo")
 

@@ -13,6 +13,7 @@ is the same defaults written out with comments.
 
 from __future__ import annotations
 
+import ipaddress
 import math
 import os
 import re
@@ -23,7 +24,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 import engine
-from hardware.camera import parse_camera_spec
+from hardware.camera_spec import parse_camera_spec
 
 DEFAULT_PATH = Path("/etc/cubilete/config.toml")
 # The shipped file with every key and its comments is about 4 kB; anything far bigger is not
@@ -106,6 +107,18 @@ def path_text() -> dict[str, Rule]:
             raise Invalid
         return value
     return _rule("a path", check)
+
+
+def ip_address() -> dict[str, Rule]:
+    def check(value: Any) -> str:
+        if not isinstance(value, str):
+            raise Invalid
+        try:
+            return str(ipaddress.ip_address(value))
+        except ValueError:
+            raise Invalid from None
+    return _rule("an IP address of this device: '0.0.0.0' (every IPv4 interface), '::' (every interface), "
+                 "'127.0.0.1' (this device only) or one interface's own address", check)
 
 
 def camera_spec() -> dict[str, Rule]:
@@ -301,6 +314,17 @@ class ExportConfig:
 
 
 @dataclass(frozen=True)
+class WebConfig:
+    """The live scoreboard (`cubilete web`, its own service): where it listens."""
+
+    enabled: bool = field(default=True, metadata=boolean())
+    # 1024 and up: the scoreboard's service holds no capability to bind a lower port.
+    port: int = field(default=8080, metadata=int_range(1024, 65535))
+    bind: str = field(default="0.0.0.0", metadata=ip_address())
+    max_viewers: int = field(default=100, metadata=int_range(1, 1000))
+
+
+@dataclass(frozen=True)
 class Config:
     device: DeviceConfig = field(default_factory=DeviceConfig)
     camera: CameraConfig = field(default_factory=CameraConfig)
@@ -309,6 +333,7 @@ class Config:
     game: GameConfig = field(default_factory=GameConfig)
     storage: StorageConfig = field(default_factory=StorageConfig)
     export: ExportConfig = field(default_factory=ExportConfig)
+    web: WebConfig = field(default_factory=WebConfig)
 
 
 SECTIONS: dict[str, type] = {f.name: f.default_factory for f in fields(Config)}  # type: ignore[misc]

@@ -16,13 +16,14 @@ from __future__ import annotations
 import logging
 import sys
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Mapping, Protocol, Sequence
 
 import cv2
 import numpy as np
 
+from hardware.camera_spec import CameraSpec, parse_camera_spec
 from hardware.recording import ReplaySource
 
 log = logging.getLogger("cubilete.camera")
@@ -503,49 +504,6 @@ def _close_quietly(camera: Camera) -> None:
 
 
 # --- specs ----------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class CameraSpec:
-    """A parsed camera spec: kind ("picamera" | "usb" | "video" | "replay" | "fake") and its target."""
-
-    kind: str
-    target: str | int | None = None
-    realtime: bool = False
-    options: Mapping[str, str] = field(default_factory=dict)
-
-
-SPEC_HELP = ('camera spec: "picamera[:INDEX]", "usb:INDEX" or "usb:/dev/videoN", "video:FILE", '
-             '"replay:DIR[?realtime]", "fake"')
-
-
-def parse_camera_spec(spec: str) -> CameraSpec:
-    """Parse without opening anything (the config validation uses this). Raises ValueError."""
-    kind, _, rest = spec.strip().partition(":")
-    kind = kind.lower()
-    if kind == "picamera":
-        return CameraSpec("picamera", _int(rest, spec) if rest else 0)
-    if kind == "usb":
-        if not rest:
-            raise ValueError(f"{spec!r}: usb needs an index or a device, e.g. usb:0; {SPEC_HELP}")
-        return CameraSpec("usb", rest if rest.startswith("/") else _int(rest, spec))
-    if kind == "video" and rest:
-        return CameraSpec("video", rest)
-    if kind == "replay" and rest:
-        path, _, query = rest.partition("?")
-        if query not in ("", "realtime"):
-            raise ValueError(f"{spec!r}: unknown replay option {query!r}; {SPEC_HELP}")
-        return CameraSpec("replay", path, realtime=query == "realtime")
-    if kind == "fake" and not rest:
-        return CameraSpec("fake")
-    raise ValueError(f"{spec!r} is not a camera; {SPEC_HELP}")
-
-
-def _int(text: str, spec: str) -> int:
-    try:
-        return int(text)
-    except ValueError:
-        raise ValueError(f"{spec!r}: {text!r} is not a number; {SPEC_HELP}") from None
 
 
 def open_camera(spec: str | CameraSpec, settings: CameraSettings = CameraSettings()) -> Camera:

@@ -1,6 +1,7 @@
 #!/bin/bash
 # Set up Cubilete on a Raspberry Pi OS (Bookworm) machine: packages, the cubilete user, a
-# venv at /opt/cubilete/venv, the config, the systemd units and the USB udev rule.
+# venv at /opt/cubilete/venv, the config, the systemd units, the USB udev rule and the live
+# scoreboard (cubilete-web.service, its own user cubilete-web).
 #
 #   sudo ./systemd/install.sh            (or: sudo make install)
 #   ./systemd/install.sh --dry-run       print every step, change nothing
@@ -16,11 +17,14 @@ UNIT_DIR=/etc/systemd/system
 UDEV_DIR=/etc/udev/rules.d
 MODULES_FILE=/etc/modules-load.d/cubilete.conf
 SERVICE_USER=cubilete
+# The scoreboard's user: in the cubilete group only, to read the event log and snapshots.
+WEB_USER=cubilete-web
 DEVICE_GROUPS=(video i2c gpio)
 APT_PACKAGES=(python3 python3-venv python3-pip python3-numpy i2c-tools)
 # Only in Raspberry Pi OS: the camera stack and the GPIO library gpiozero uses on Bookworm.
 PI_PACKAGES=(python3-picamera2 python3-lgpio)
-UNITS=(cubilete.service cubilete-export@.service cubilete-export-request.service cubilete-export-request.path)
+UNITS=(cubilete.service cubilete-export@.service cubilete-export-request.service cubilete-export-request.path
+       cubilete-web.service)
 UDEV_RULE=99-cubilete-usb.rules
 
 SOURCE_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -101,6 +105,13 @@ else
         --shell /usr/sbin/nologin --comment "Cubilete dice scorer" "$SERVICE_USER"
 fi
 run usermod --append --groups "$(IFS=,; echo "${DEVICE_GROUPS[*]}")" "$SERVICE_USER"
+if id -u "$WEB_USER" >/dev/null 2>&1; then
+    echo "user $WEB_USER exists"
+else
+    run useradd --system --user-group --home-dir /nonexistent --no-create-home \
+        --shell /usr/sbin/nologin --comment "Cubilete live scoreboard" "$WEB_USER"
+fi
+run usermod --append --groups "$SERVICE_USER" "$WEB_USER"
 
 step "Program: venv at $VENV (with the system's picamera2)"
 run install -d -m 0755 "$PREFIX"
@@ -108,7 +119,7 @@ if [ ! -x "$VENV/bin/python" ]; then
     run python3 -m venv --system-site-packages "$VENV"
 fi
 run "$VENV/bin/python" -m pip install --quiet --upgrade pip
-run "$VENV/bin/python" -m pip install --quiet --upgrade "$SOURCE_DIR"
+run "$VENV/bin/python" -m pip install --quiet --upgrade "${SOURCE_DIR}[web]"
 
 step "Configuration: $CONFIG_DIR/config.toml"
 run install -d -m 0755 "$CONFIG_DIR"
@@ -141,7 +152,7 @@ run install -m 0644 "$SOURCE_DIR/systemd/$UDEV_RULE" "$UDEV_DIR/$UDEV_RULE"
 run systemctl daemon-reload
 run udevadm control --reload
 run systemctl enable --now cubilete-export-request.path
-run systemctl enable cubilete.service
+run systemctl enable cubilete.service cubilete-web.service
 
 step "I2C and camera"
 if command -v raspi-config >/dev/null 2>&1; then
@@ -153,7 +164,8 @@ echo "The camera is found automatically on Raspberry Pi OS Bookworm (camera_auto
 echo "/boot/firmware/config.txt); check it with: rpicam-hello --list-cameras"
 
 step "Start"
-run systemctl restart cubilete.service
+run systemctl restart cubilete.service cubilete-web.service
 echo
 echo "Cubilete is installed. Logs: journalctl -u cubilete -f   Settings: $CONFIG_DIR/config.toml"
+echo "The live scoreboard: http://<this device's address>:8080/ ([web] in the config; journalctl -u cubilete-web)"
 echo "Plug in a USB stick (FAT32, exFAT or ext4) to export the game logs; the screen says when it is safe to remove."

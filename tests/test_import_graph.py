@@ -7,6 +7,10 @@
   tests/engine/test_standard_library_only.py).
 - Nothing imports the lab but the command line (`cli`), the training scripts and the tests;
   the lab imports no `cli`.
+- The scoreboard (`web`) stands above `engine` and the read-only pieces of `firmware` (the
+  config and the event log's reader), beside the device, never inside it: it imports no
+  `advisor`, `vision`, `hardware`, lab or `cli`, no other part of `firmware`, and nothing
+  imports it but the command line.
 - No import inside a function, except the few below, each with its reason.
 """
 
@@ -18,7 +22,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("engine", "advisor", "vision", "hardware", "firmware", "lab", "cli")
+PACKAGES = ("engine", "advisor", "vision", "hardware", "firmware", "web", "lab", "cli")
 
 # Imports inside functions that stay, and why. (module, imported module)
 DEFERRED = {
@@ -128,13 +132,16 @@ def test_no_import_loop() -> None:
 
 
 FORBIDDEN = {
-    "engine": {"advisor", "vision", "hardware", "firmware", "lab", "cli"},
-    "advisor": {"vision", "hardware", "firmware", "lab", "cli"},
-    "vision": {"engine", "advisor", "hardware", "firmware", "lab", "cli"},
-    "hardware": {"engine", "advisor", "vision", "firmware", "lab", "cli"},
-    "firmware": {"lab", "cli"},
-    "lab": {"cli"},
+    "engine": {"advisor", "vision", "hardware", "firmware", "web", "lab", "cli"},
+    "advisor": {"vision", "hardware", "firmware", "web", "lab", "cli"},
+    "vision": {"engine", "advisor", "hardware", "firmware", "web", "lab", "cli"},
+    "hardware": {"engine", "advisor", "vision", "firmware", "web", "lab", "cli"},
+    "firmware": {"web", "lab", "cli"},
+    "web": {"advisor", "vision", "hardware", "lab", "cli"},
+    "lab": {"web", "cli"},
 }
+# The only modules of the firmware the scoreboard may use: they read, never write or drive.
+WEB_MAY_USE_FROM_FIRMWARE = {"firmware.config", "firmware.eventlog"}
 
 
 @pytest.mark.parametrize("importer", sorted(FORBIDDEN))
@@ -148,6 +155,18 @@ def test_only_the_command_line_scripts_and_tests_import_the_lab() -> None:
     importers = {package(module) for module, targets in GRAPH.items() for target in targets
                  if package(target) == "lab" and package(module) != "lab"}
     assert importers <= {"cli"}, importers
+
+
+def test_only_the_command_line_imports_the_scoreboard() -> None:
+    importers = {package(module) for module, targets in GRAPH.items() for target in targets
+                 if package(target) == "web" and package(module) != "web"}
+    assert importers <= {"cli"}, importers
+
+
+def test_the_scoreboard_uses_only_the_read_only_pieces_of_the_firmware() -> None:
+    used = {target for module, targets in GRAPH.items() if package(module) == "web"
+            for target in targets if package(target) == "firmware"}
+    assert used <= WEB_MAY_USE_FROM_FIRMWARE, used
 
 
 def test_no_import_inside_a_function_but_the_listed_ones() -> None:

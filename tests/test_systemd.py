@@ -24,7 +24,7 @@ SYSTEMD = PROJECT_ROOT / "systemd"
 CUBILETE_BIN = "/opt/cubilete/venv/bin/cubilete"
 PYTHON_BIN = "/opt/cubilete/venv/bin/python"
 UNITS = ["cubilete.service", "cubilete-export@.service", "cubilete-export-request.service",
-         "cubilete-export-request.path"]
+         "cubilete-export-request.path", "cubilete-web.service"]
 
 
 def unit(name: str) -> dict[str, dict[str, list[str]]]:
@@ -59,7 +59,8 @@ def verifiable(tmp_path: Path) -> Path:
 
 
 @pytest.mark.parametrize("name", ["cubilete.service", "cubilete-export@sda1.service",
-                                  "cubilete-export-request.service", "cubilete-export-request.path"])
+                                  "cubilete-export-request.service", "cubilete-export-request.path",
+                                  "cubilete-web.service"])
 def test_units_pass_systemd_analyze_verify_silently(verifiable: Path, name: str) -> None:
     result = subprocess.run([systemd_analyze(), "verify", "--man=no", "--generators=no", str(verifiable / name)],
                             capture_output=True, text=True, cwd=verifiable, timeout=60)
@@ -67,7 +68,9 @@ def test_units_pass_systemd_analyze_verify_silently(verifiable: Path, name: str)
 
 
 @pytest.mark.parametrize("name,limit", [("cubilete.service", 1.0), ("cubilete-export@sda1.service", 1.0),
-                                        ("cubilete-export-request.service", 1.0)])
+                                        ("cubilete-export-request.service", 1.0),
+                                        # on the network by design: 1.2 when written
+                                        ("cubilete-web.service", 2.0)])
 def test_security_exposure_is_ok(verifiable: Path, name: str, limit: float) -> None:
     result = subprocess.run([systemd_analyze(), "security", "--offline=yes", "--no-pager", str(verifiable / name)],
                             capture_output=True, text=True, timeout=60)
@@ -94,6 +97,20 @@ def test_the_service_is_a_watched_unprivileged_notify_service() -> None:
     allowed = " ".join(service["DeviceAllow"])
     for device in ("char-i2c", "char-gpiochip", "char-video4linux", "char-media", "char-dma_heap"):
         assert device in allowed
+
+
+def test_the_scoreboard_is_its_own_user_and_only_reads_the_state() -> None:
+    service = unit("cubilete-web.service")["Service"]
+    assert service["User"] == ["cubilete-web"] and service["Group"] == ["cubilete-web"]
+    assert service["SupplementaryGroups"] == ["cubilete"]  # the log and snapshots are group-readable
+    assert service["ReadOnlyPaths"] == ["/var/lib/cubilete"]
+    assert "StateDirectory" not in service and "ReadWritePaths" not in service
+    assert service["ProtectSystem"] == ["strict"] and service["CapabilityBoundingSet"] == [""]
+    assert service["NoNewPrivileges"] == ["yes"] and service["PrivateDevices"] == ["yes"]
+    assert service["IPAddressDeny"] == ["any"] and "0.0.0.0/0" not in service["IPAddressAllow"][0]
+    assert int(service["MemoryMax"][0].rstrip("M")) <= 128
+    # The game service stays off the network: the scoreboard is another process.
+    assert unit("cubilete.service")["Service"]["PrivateNetwork"] == ["yes"]
 
 
 @pytest.mark.parametrize("name,where", [("cubilete-export@.service", "--device %I"),
@@ -132,7 +149,8 @@ def test_the_mount_steps_command_lines_are_ones_mountstep_accepts() -> None:
 
 
 @pytest.mark.parametrize("name,subcommand", [("cubilete.service", "run"), ("cubilete-export@.service", "export"),
-                                             ("cubilete-export-request.service", "export")])
+                                             ("cubilete-export-request.service", "export"),
+                                             ("cubilete-web.service", "web")])
 def test_unit_command_lines_are_ones_the_cli_accepts(name: str, subcommand: str) -> None:
     command = shlex.split(unit(name)["Service"]["ExecStart"][0].replace("%I", "sda1"))
     assert command[0] == CUBILETE_BIN
@@ -246,6 +264,9 @@ def test_install_dry_run_prints_every_step_and_changes_nothing() -> None:
         assert expected in out, expected
     assert "raspi-config nonint do_i2c 0" in out or "dtparam=i2c_arm=on" in out
     assert ("useradd" in out) or ("user cubilete exists" in out)
+    assert "enable cubilete.service cubilete-web.service" in out  # the scoreboard is installed and enabled
+    assert "Cubilete\\ live\\ scoreboard cubilete-web" in out or "user cubilete-web exists" in out
+    assert "[web\\]" in out or "[web]" in out  # its packages: the web extra
     assert {p: p.exists() for p in watched} == before
 
 

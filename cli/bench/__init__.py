@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import importlib
 
-BENCHES = ("vision", "tracker", "appliance", "fuzz", "advisor", "fairness")
+BENCHES = ("vision", "tracker", "appliance", "fuzz", "advisor", "fairness", "web")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
