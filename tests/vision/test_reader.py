@@ -200,3 +200,24 @@ def test_a_busy_picture_gives_a_bounded_number_of_detections() -> None:
     found = decode(maps, (1.0, 1.0), 0.4, (240, 320))
     assert 0 < len(found) <= MAX_DETECTIONS
     assert math.isfinite(found[0].size)
+
+
+def test_a_die_whose_value_changes_with_the_window_scale_is_never_sure(monkeypatch: pytest.MonkeyPatch) -> None:
+    from vision.reader import reader
+
+    found = [detection(0, 0.95), detection(100, 0.95)]
+    def fake_classify_dice(image, boxes, tta="auto"):
+        # first die: a 3 at every scale; second die: a 3 at its size, a 1 in the largest window
+        rows = []
+        for n, (center, size, angle) in enumerate(boxes):
+            second, scale = n % 2 == 1, size / 40.0
+            rows.append(probabilities(0.01, 1 if second and scale > 1.4 else 3))
+        return np.stack(rows)
+
+    monkeypatch.setattr(reader, "classify_dice", fake_classify_dice)
+    probs, steady = reader.classify(np.zeros((200, 400, 3), np.uint8), found)
+    assert steady.tolist() == [True, False]
+    assert reader.die_reading(found[0], probs[0], unsteady=not steady[0]).sure
+    unsteady = reader.die_reading(found[1], probs[1], unsteady=not steady[1])
+    assert not unsteady.sure and unsteady.value == 3 and 1 in unsteady.alternatives
+    assert probs[1, 0] == pytest.approx(0.01)  # whether it is a die stays the first look's

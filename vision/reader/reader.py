@@ -5,7 +5,8 @@ Pipeline (nothing is tied to one camera: sizes come from the image itself):
      edge length, angle, a die score and a cocked score, from one pass of a small network
      over the image shrunk to 320 px;
   2. the classifier (`classifier.classify_dice`) reads each detection's window: "not a die"
-     or a flat die showing 1..6, or cocked, with calibrated probabilities;
+     or a flat die showing 1..6, or cocked, with calibrated probabilities; and again in
+     windows scaled by SCALE_LOOKS: a die whose value changes with the window is never sure;
   3. the detector decides what is a die, the classifier can only veto: a detection from
      SURE_DETECTION stays unless the classifier is certain there is no die (a little less
      certain will do for one scored under KEEP_SCORE); doubtful ones are used only to reach
@@ -40,6 +41,7 @@ EXPECTED_FLOOR = 0.25  # with too few dice for the expected count, detections fr
 KEEP_SCORE = 0.6  # with too many, detections below this score are dropped, weakest first
 GUESSED_SIZE_RATIO = 1.6  # a die added for the count is within this factor of the found dice' size
 COCKED_SCORE = 0.5  # detector cocked probability from which a die is reported cocked
+SCALE_LOOKS = (1.25, 1.5)  # each die's window read again at these multiples of its size
 
 
 def as_bgr(image: object) -> tuple[np.ndarray | None, str]:
@@ -82,9 +84,28 @@ def load_models() -> None:
     classify_dice(blank, [((160.0, 120.0), 40.0, 0.0)])
 
 
-def classify(image: np.ndarray, found: list[Detection]) -> np.ndarray:
-    """N x 8 probabilities: 0 not a die, 1..6 values, 7 cocked (see `classifier`)."""
-    return classify_dice(image, [(d.center, d.size, d.angle) for d in found])
+def classify(image: np.ndarray, found: list[Detection]) -> tuple[np.ndarray, np.ndarray]:
+    """N x 8 probabilities (0 not a die, 1..6 values, 7 cocked: see `classifier`) and, per
+    detection, whether its window reads the same value at every scale of SCALE_LOOKS.
+
+    A die read at its detected size and again in windows a little smaller and larger shows
+    the same face; a reading that changes with the window (a pip taken for a whole die, a
+    neighbour's pips at the edge, a face the network has never seen) is a guess. Where the
+    looks disagree the values are the looks' mean and the die cannot be sure."""
+    boxes = [(d.center, d.size, d.angle) for d in found]
+    if not boxes:
+        return classify_dice(image, boxes), np.zeros(0, bool)
+    first = classify_dice(image, boxes)
+    # the other scales are read once each, without the quarter turns the first look may take
+    again = classify_dice(image, [(c, size * k, a) for k in SCALE_LOOKS for c, size, a in boxes], tta=False)
+    looks = np.concatenate([first, again]).reshape(1 + len(SCALE_LOOKS), len(boxes), -1)
+    best = looks[:, :, 1:7].argmax(axis=2)
+    steady = (best == best[0]).all(axis=0)
+    probabilities = looks[0].copy()
+    # only the values are averaged: whether there is a die, and a cocked one, is the first look's
+    values = looks[:, ~steady, 1:7] / np.maximum(looks[:, ~steady, 1:7].sum(axis=2, keepdims=True), 1e-9)
+    probabilities[~steady, 1:7] = values.mean(axis=0) * probabilities[~steady, 1:7].sum(axis=1, keepdims=True)
+    return probabilities, steady
 
 
 Polygon = Sequence[tuple[float, float]]
@@ -135,10 +156,10 @@ def read_bgr(img: np.ndarray, expected: int | None, outline: np.ndarray | None =
     found = detect(img, SURE_DETECTION if expected is None else EXPECTED_FLOOR)
     if outline is not None:
         found = [d for d in found if cv2.pointPolygonTest(outline, (float(d.center[0]), float(d.center[1])), False) >= 0]
-    probabilities = classify(img, found)
+    probabilities, steady = classify(img, found)
     kept, guessed = select_dice(found, probabilities, expected)
     kept.sort(key=lambda i: (round(found[i].center[1] / max(found[i].size, 1.0)), found[i].center[0]))
-    dice = [die_reading(found[i], probabilities[i], i in guessed) for i in kept]
+    dice = [die_reading(found[i], probabilities[i], i in guessed, unsteady=not steady[i]) for i in kept]
     return Reading(tuple(dice), tuple(problems_of(dice, expected)))
 
 
@@ -170,12 +191,13 @@ def select_dice(found: list[Detection], probabilities: np.ndarray, expected: int
     return kept, guessed
 
 
-def die_reading(d: Detection, probabilities: np.ndarray, guessed: bool = False) -> DieReading:
+def die_reading(d: Detection, probabilities: np.ndarray, guessed: bool = False, unsteady: bool = False) -> DieReading:
     """A die's value, confidence and alternatives from its class probabilities.
 
     The confidence is the probability of the best value among the six values, so it says
     how sure the reading of the top face is once we know a die is there; a die kept only
-    because the expected count asked for it is never sure. A die the
+    because the expected count asked for it, or one whose value changed with the window's
+    scale (`unsteady`), is never sure. A die the
     detector or the classifier sees leaning is cocked (its value still the best guess, for
     the players to see)."""
     values = probabilities[1:7] / max(float(probabilities[1:7].sum()), 1e-9)
@@ -183,6 +205,8 @@ def die_reading(d: Detection, probabilities: np.ndarray, guessed: bool = False) 
     confidence = float(values[ranked[0]])
     if guessed:
         confidence = min(confidence, d.score, 1.0 - float(probabilities[0]), SURE_CONFIDENCE - 0.01)
+    if unsteady:
+        confidence = min(confidence, SURE_CONFIDENCE - 0.01)
     alternatives = tuple(int(v) + 1 for v in ranked[1:] if values[v] >= 0.05)
     if confidence < SURE_CONFIDENCE and not alternatives:
         alternatives = (int(ranked[1]) + 1,)
