@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import importlib.metadata
 import sys
 from typing import NoReturn, Sequence
 
@@ -48,10 +49,19 @@ def chosen_command(argv: Sequence[str]) -> str | None:
     return next((word for word in argv if word in COMMANDS), None)
 
 
+def installed_version() -> str:
+    """The installed package's version ("unknown" when run from a tree that is not installed)."""
+    try:
+        return importlib.metadata.version("cubilete")
+    except importlib.metadata.PackageNotFoundError:
+        return "unknown (not installed)"
+
+
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The parser with `command` fully registered and the others by name and help only;
     with no command, every command is registered (tests, `--help` of each)."""
     parser = OneLineErrorParser(prog="cubilete", description="The Cubilete dice-game scorer.")
+    parser.add_argument("--version", action="version", version=f"cubilete {installed_version()}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for name, help_line in COMMANDS.items():
         if command is None or name == command:

@@ -289,8 +289,7 @@ class ButtonsConfig:
 
 @dataclass(frozen=True)
 class GameConfig:
-    game: str = field(default="generala", metadata=one_of(
-        "general", "generala", "generala-classic", "yacht", "crag", "cacho", "goldene-fuenfzig"))
+    game: str = field(default="generala", metadata=one_of(*engine.GAMES, *engine.PRESETS))
     players: int = field(default=2, metadata=int_range(1, 8))
     names: tuple[str, ...] = field(default=(), metadata=player_names())
     order: str = field(default="roll-off", metadata=one_of("roll-off", "fixed"))
@@ -367,13 +366,18 @@ def _buttons_pins_distinct(section: ButtonsConfig) -> list[tuple[str, Any, str]]
 
 def _game_options_known(section: GameConfig) -> list[tuple[str, Any, str]]:
     """House rules must be options of the game with allowed values (the engine says which)."""
-    game = engine.get_game(section.game)
+    game, _ = engine.resolve_game(section.game)
     for key, value in section.options.items():
         try:
             game.option(key).check(value)
+            engine.resolve_game(section.game, {key: value})
         except engine.UnknownOption:
             known = ", ".join(o.key for o in game.options) or "none"
-            return [(f"options.{key}", value, f"an option of {section.game}: {known}")]
+            return [(f"options.{key}", value, f"an option of {game.id}: {known}")]
+        except engine.BadOptionValue as error:
+            if section.game in engine.PRESETS:
+                return [(f"options.{key}", value, str(error))]
+            return [(f"options.{key}", value, game.option(key).allowed_text())]
         except engine.RuleError:
             return [(f"options.{key}", value, game.option(key).allowed_text())]
     return []
@@ -393,6 +397,13 @@ def config_from_dict(data: dict[str, Any]) -> tuple[Config, list[ConfigProblem]]
     problems: list[ConfigProblem] = []
     sections: dict[str, Any] = {}
     for name, table in data.items():
+        if name not in SECTIONS and not isinstance(table, dict):
+            owners = [section for section, section_type in SECTIONS.items()
+                      if name in {f.name for f in fields(section_type)}]
+            where = f"; it belongs in [{owners[0]}]" if owners else f" (sections: {', '.join(SECTIONS)})"
+            problems.append(ConfigProblem(name, _kept(table), "a key inside a [section]",
+                                          f"{_show(name)[1:-1]} = ... is outside any section and ignored{where}"))
+            continue
         if name not in SECTIONS:
             problems.append(ConfigProblem(name, _kept(table), ", ".join(SECTIONS),
                                           f"unknown section [{_show(name)[1:-1]}] ignored"

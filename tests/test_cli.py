@@ -20,3 +20,10 @@ def test_unknown_command_is_one_line_and_exit_2(capsys: pytest.CaptureFixture[st
         main(["no-such-command"])
     assert exit_info.value.code == 2
     assert len(capsys.readouterr().err.strip().splitlines()) == 1
+
+
+def test_version_prints_the_installed_version(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as done:
+        main(["--version"])
+    assert done.value.code == 0
+    assert capsys.readouterr().out.startswith("cubilete ")

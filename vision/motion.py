@@ -16,9 +16,10 @@ What a bar camera sees, and how this copes:
   (same colour, less light) is a shadow, not a thing in the tray.
 - A shadow lying on the tray in the first frame (the device started while someone stood
   by) is learnt as the empty tray; when it goes, the tray there is uniformly brighter than
-  that background, with the same texture. Such a patch is the shadow's ghost: the
-  background is healed there at once (a thing brighter than the tray, a white die or a
-  sleeve, brings outlines and pips, so its texture differs and it stays foreground).
+  that background, with the same texture, and bigger than a few dice. Such a patch is the
+  shadow's ghost: the background is healed there at once (a thing brighter than the tray,
+  a white die or a sleeve, brings outlines and pips, so its texture differs, and a die's
+  plain white face is too small to be taken for a ghost: it stays foreground).
 - The background (the empty tray) adapts slowly, and only where nothing is in the tray,
   so dice that lie still for minutes stay foreground.
 - Hands, arms and cups are big foreground blobs, or blobs that cross the edge of the view;
@@ -49,6 +50,7 @@ class MotionConfig:
     shadow_ratio: tuple[float, float] = (0.3, 0.93)  # darker by a factor in this range ...
     shadow_colour_tolerance: float = 0.12  # ... and by the same factor in every channel
     lifted_texture_max: float = 0.1  # share of a uniformly lighter patch whose texture changed, at most, for a ghost
+    lifted_min_dice: float = 4.0  # ... and its area, at least, in dice (a die's plain face is no ghost)
     background_time_constant_s: float = 3.0  # how fast the empty tray follows the light
     reference_refresh_s: float = 2.0  # a still scene is compared with itself this long ago at most
     default_die_fraction: float = 0.09  # die side / frame width until a reading says better
@@ -85,6 +87,7 @@ class _State:
     last_motion_t: float
     reference_t: float
     last_t: float
+    healed: np.ndarray | None = None  # uint8 HxW: where a shadow's ghost was healed (and around it)
 
 
 @dataclass
@@ -262,6 +265,7 @@ class MotionDetector:
         state = self._state
         assert state is not None
         if not foreground.any():
+            state.healed = None
             return
         # the test of _foreground the other way round: the background is the shadowed one
         b, g, r = cv2.split(cv2.divide(state.background, corrected + 1.0))
@@ -271,15 +275,28 @@ class MotionDetector:
                   & ((brightest - darkest) <= self.config.shadow_colour_tolerance * (b + g + r))
                   & (foreground > 0)).astype(np.uint8)
         if not lifted.any():
+            state.healed = None
             return
         count, labels, stats, _ = cv2.connectedComponentsWithStats(lifted, connectivity=8)
         textured = _changed(detail, self._detail(state.background), self.config.change_threshold)
         changed = np.bincount(labels[textured > 0], minlength=count)[:count].astype(np.float64)
-        ghost = changed <= self.config.lifted_texture_max * stats[:, cv2.CC_STAT_AREA]
+        # a shadow that has gone is bigger than a few dice: a white die's plain face is brighter
+        # than the tray with little texture too, and must stay foreground
+        area = stats[:, cv2.CC_STAT_AREA]
+        flat = changed <= self.config.lifted_texture_max * area
+        big = area >= self.config.lifted_min_dice * self.die_side_small() ** 2
+        # what is left of a shadow as it goes touches where its ghost was healed before
+        touching = np.zeros(count, bool)
+        if state.healed is not None:
+            touching[np.unique(labels[(state.healed > 0) & (lifted > 0)])] = True
+        ghost = flat & (big | touching)
         ghost[0] = False
         if not ghost.any():
+            state.healed = None  # the shadow has gone: a flat patch that comes later is no part of it
             return
         where = ghost[labels]
+        healed = where.astype(np.uint8)
+        state.healed = cv2.dilate(healed, np.ones((3, 3), np.uint8)) | (state.healed if state.healed is not None else 0)
         state.background[where] = corrected[where]
         foreground[where] = 0
         unlike_tray[where] = 0

@@ -5,7 +5,7 @@ from __future__ import annotations
 from types import MappingProxyType
 from typing import Any, Mapping
 
-from engine.errors import UnknownGame
+from engine.errors import BadOptionValue, UnknownGame
 from engine.games.cacho import CACHO
 from engine.games.crag import CRAG
 from engine.games.escalero import ESCALERO
@@ -39,6 +39,14 @@ def resolve_game(name: str, options: Mapping[str, Any] | None = None) -> tuple[G
     if name in PRESETS:
         preset = PRESETS[name]
         game = GAMES[preset.game]
+        for key, value in (options or {}).items():
+            if key in preset.options and value != preset.options[key]:
+                raise BadOptionValue(f"{name} is {preset.game} with {key}={_shown(preset.options[key])}; for "
+                                     f"{key}={_shown(value)} play {preset.game} with that option")
         return game, game.resolve_options({**preset.options, **(options or {})})
     game = get_game(name)
     return game, game.resolve_options(options)
+
+
+def _shown(value: Any) -> str:
+    return ("true" if value else "false") if isinstance(value, bool) else str(value)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 import engine
 from engine import events as ev
 
@@ -20,3 +22,10 @@ def test_a_turn_from_start_to_score() -> None:
     state = engine.apply(state, ev.category_scored(0, "straight", 25))
     assert state.current_player == 1
     assert state.totals == (25, 0)
+
+
+def test_a_preset_refuses_an_option_that_would_undo_it() -> None:
+    game, options = engine.resolve_game("yacht-1938", {"rules": "1938"})
+    assert game.id == "yacht" and options["rules"] == "1938"
+    with pytest.raises(engine.BadOptionValue, match="yacht-1938 is yacht with rules=1938"):
+        engine.resolve_game("yacht-1938", {"rules": "scarne"})

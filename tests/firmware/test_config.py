@@ -6,6 +6,8 @@ from pathlib import Path
 
 import pytest
 
+import engine
+
 from firmware.config import Config, ConfigProblem, load_config
 
 DEFAULT_FILE = Path(__file__).resolve().parents[2] / "firmware" / "default_config.toml"
@@ -161,6 +163,26 @@ def test_house_rules_are_checked_against_the_game(tmp_path: Path) -> None:
     assert "60, 50" in problems[0].allowed
     _, problems = load(tmp_path, '[game]\n[game.options]\nbonus = true\n')
     assert [p.key for p in problems] == ["game.options.bonus"] and "held_dice_locked" in problems[0].allowed
+
+
+def test_every_game_and_preset_of_the_engine_is_a_game_the_config_takes(tmp_path: Path) -> None:
+    for game_id in [*engine.GAMES, *engine.PRESETS]:
+        config, problems = load(tmp_path, f'[game]\ngame = "{game_id}"\n')
+        assert problems == [] and config.game.game == game_id
+
+
+def test_a_preset_keeps_the_options_it_is_named_for(tmp_path: Path) -> None:
+    _, problems = load(tmp_path, '[game]\ngame = "yacht-1938"\n[game.options]\nrules = "scarne"\n')
+    assert [p.key for p in problems] == ["game.options.rules"]
+    assert "yacht-1938 is yacht with rules=1938" in problems[0].allowed
+
+
+def test_a_key_outside_any_section_says_which_section_it_belongs_in(tmp_path: Path) -> None:
+    config, problems = load(tmp_path, 'players = 3\nfoo = 1\n[game]\nplayers = 4\n')
+    messages = {p.key: p.message for p in problems}
+    assert "belongs in [game]" in messages["players"] and "outside any section" in messages["foo"]
+    assert "unknown section" not in " ".join(messages.values())
+    assert config.game.players == 4
 
 
 def test_the_tray_outline_is_corners_or_auto(tmp_path: Path) -> None:
