@@ -34,7 +34,7 @@ from firmware.appliance import (
     Appliance, ButtonsBack, ButtonsMissing, CameraBack, CameraLost, GameDefaults, Input, MotionSeen, ObjectOnTray,
     Prefs, ThrowSeen, Tick, TrayCleared, UsbExportDone, UsbExportFailed, UsbExportStarted,
 )
-from firmware.config import Config, ConfigProblem
+from firmware.config import Config, ConfigProblem, WebConfig
 from firmware.eventlog import EventLog, StorageUnavailable, storage_problem
 from firmware.export import exported_game_ids, notify
 from firmware.export.notify import bind_control_socket, request_export
@@ -104,6 +104,21 @@ def storage_screen(kind: str, error: str) -> MessageScreen:
     the card is left as it is and opening it is retried."""
     title = say(STORAGE_TITLES.get(kind, "storage_error"))
     return MessageScreen(title, (error[-60:], say("storage_log_kept"), say("storage_retry")), icon="warning")
+
+
+def scoreboard_url(web: WebConfig, hostname: str | None = None) -> str | None:
+    """The address players open for the room's scoreboard, or None when it is not served.
+
+    The game service has no network of its own (PrivateNetwork=yes), so it cannot see the
+    device's address; listening everywhere, the scoreboard is found by the device's name
+    over mDNS (Raspberry Pi OS runs avahi: NAME.local), else at the address it is bound to."""
+    if not web.enabled:
+        return None
+    if web.bind in ("0.0.0.0", "::"):
+        host = f"{hostname or socket.gethostname()}.local"
+    else:
+        host = f"[{web.bind}]" if ":" in web.bind else web.bind
+    return f"http://{host}:{web.port}/"
 
 
 def game_defaults(config: Config) -> GameDefaults:
@@ -260,7 +275,7 @@ class Service:
             self.app = Appliance(self.log, self._prefs, game_defaults(self.config),
                                  notices_for(self._problems, self.log), clock=self.scene_time,
                                  on_prefs=self._prefs_changed, on_usb_request=self._request_usb_export,
-                                 on_record=self._recorded)
+                                 on_record=self._recorded, scoreboard_url=scoreboard_url(self.config.web))
         except (OSError, sqlite3.Error, StorageUnavailable) as error:
             problem = error if isinstance(error, StorageUnavailable) else storage_problem(error, self.state_dir)
             if str(problem) != self.storage_error:
@@ -410,7 +425,7 @@ class Service:
             log.exception("the state machine failed on %r; resuming from the event log", type(data).__name__)
             self.app = Appliance(self.log, self.app.prefs, self.app.defaults, clock=self.scene_time,
                                  on_prefs=self._prefs_changed, on_usb_request=self._request_usb_export,
-                                 on_record=self._recorded)
+                                 on_record=self._recorded, scoreboard_url=self.app.scoreboard_url)
 
     def _recorded(self, game_id: str, seq: int, kind: str) -> None:
         """The appliance committed an event: journal it (and tell on_record, the soak's and the

@@ -62,10 +62,12 @@ class Appliance:
                  clock: Callable[[], float] = time.monotonic,
                  on_prefs: Callable[[Prefs], None] | None = None,
                  on_usb_request: Callable[[str], None] | None = None,
-                 on_record: Callable[[str, int, str], None] | None = None) -> None:
+                 on_record: Callable[[str, int, str], None] | None = None,
+                 scoreboard_url: str | None = None) -> None:
         self.log = eventlog
         self.prefs = prefs or Prefs()
         self.defaults = defaults
+        self.scoreboard_url = scoreboard_url  # shown with its QR code in the settings
         self.clock = clock
         self.on_prefs = on_prefs
         self.on_usb_request = on_usb_request  # asks the exporter to copy every game to a stick

@@ -21,7 +21,9 @@ from firmware.appliance.rolloff import RollOff
 from firmware.appliance.session import GameSession
 from firmware.appliance.views import final_rows, stake_label
 from firmware.ui.catalogue import option_label, say, value_label
-from firmware.ui.screens import ConfirmScreen, GameOverScreen, Label, MenuItem, MenuScreen, MessageScreen, Names, Screen
+from firmware.ui.qr import qr_modules
+from firmware.ui.screens import (ConfirmScreen, GameOverScreen, Label, MenuItem, MenuScreen, MessageScreen, Names,
+                                 QrScreen, Screen)
 
 GAME_IDS = tuple(engine.GAMES)
 STAKES = (Decimal(0), Decimal("0.01"), Decimal("0.05"), Decimal("0.1"), Decimal("0.25"), Decimal("0.5"),
@@ -279,6 +281,7 @@ class SettingsMenu(ListMenu):
             Item(say("contrast"), str(prefs.contrast),
                  change=lambda a, d: a.set_prefs(replace(a.prefs, contrast=_cycle(CONTRASTS, a.prefs.contrast, d)))),
             Item(say("camera_test"), action=lambda a: CameraTest(back=self)),
+            *([Item(say("scoreboard"), action=lambda a: Scoreboard(back=self))] if app.scoreboard_url else []),
             Item(say("info"), action=lambda a: About(back=self)),
             Item(say("back"), action=lambda a: MainMenu()),
         ]
@@ -309,6 +312,20 @@ class CameraTest(Mode):
     def on_throw(self, app: Appliance, seen: ThrowSeen) -> Mode | None:
         self.last = seen
         return None
+
+    def on_press(self, app: Appliance, press: Press) -> Mode | None:
+        return self.back if (is_ok(press) or is_back(press)) else None
+
+
+@dataclass
+class Scoreboard(Mode):
+    """Where the room's scoreboard is served: the address and its QR code to scan."""
+
+    back: Mode
+
+    def view(self, app: Appliance) -> Screen:
+        address = app.scoreboard_url or ""
+        return QrScreen(say("scoreboard"), (say("scoreboard_open"),), address, qr_modules(address))
 
     def on_press(self, app: Appliance, press: Press) -> Mode | None:
         return self.back if (is_ok(press) or is_back(press)) else None

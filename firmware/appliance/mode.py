@@ -30,6 +30,7 @@ class Appliance(Protocol):
     log: EventLog
     prefs: Prefs
     defaults: GameDefaults
+    scoreboard_url: str | None  # the live scoreboard's address, when it is served
     session: GameSession | None
     link: TrayLink | None  # how the dice on the tray match the last recorded throw
     deferred: ThrowSeen | None  # a throw seen while a die waited for confirmation

@@ -19,6 +19,7 @@ from firmware.ui.screens import (
     MessageScreen,
     Names,
     OptionRow,
+    QrScreen,
     Screen,
     T,
     Text,
@@ -32,7 +33,7 @@ from firmware.ui.screens import (
 
 __all__ = [
     "ICONS", "ConfirmScreen", "CorrectionScreen", "DieIcon", "FinalRow", "GameOverScreen", "Label",
-    "MenuItem", "MenuScreen", "MessageScreen", "Names", "OptionRow", "Screen", "T", "Text", "TurnScreen",
+    "MenuItem", "MenuScreen", "MessageScreen", "Names", "OptionRow", "QrScreen", "Screen", "T", "Text", "TurnScreen",
     "camera_lost_screen", "stopped_screen", "usb_done_screen", "usb_exporting_screen", "usb_failed_screen",
     "render", "LANGUAGES",
 ]

@@ -132,6 +132,8 @@ MESSAGES: dict[str, dict[str, Template]] = {
     "contrast": {"es": "Brillo", "en": "Brightness"},
     "camera_test": {"es": "Probar cámara", "en": "Camera test"},
     "info": {"es": "Información", "en": "About"},
+    "scoreboard": {"es": "Marcador", "en": "Scoreboard"},
+    "scoreboard_open": {"es": "Escanee o abra:", "en": "Scan or open:"},
     "usb_copy_all": {"es": "Copiar todo al USB", "en": "Copy all to USB"},
     "usb_requested": {"es": "Copia pedida", "en": "Copy requested"},
     "usb_request_failed": {"es": "No se pudo pedir", "en": "Could not ask"},

@@ -23,10 +23,12 @@ from firmware.ui.screens import (
     GameOverScreen,
     MenuScreen,
     MessageScreen,
+    QrScreen,
     Screen,
     T,
     TurnScreen,
 )
+from firmware.ui.qr import MODULE_PX
 
 WIDTH, HEIGHT = 128, 64
 SAFE_W, SAFE_H = 127, 63  # the drawable area; the last column and row belong to the pixel shift
@@ -434,6 +436,34 @@ def _message(c: Canvas, s: MessageScreen, lang: str) -> None:
         c.text(1, 19 + font.LINE_PITCH * i, line)
 
 
+def _qr(c: Canvas, s: QrScreen, lang: str) -> None:
+    text_right = RIGHT
+    if s.modules is not None:
+        side = len(s.modules) * MODULE_PX
+        x0, y0 = RIGHT - side, (SAFE_H - side) // 2
+        dark = np.repeat(np.repeat(np.array(s.modules, bool), MODULE_PX, 0), MODULE_PX, 1)
+        c.blit(~dark, x0, y0)  # dark modules unlit on a lit square, as a printed code
+        text_right = x0 - 3
+    c.text(1, line_y(0), fit(text(s.title, lang), text_right - 1))
+    lines: list[str] = []
+    for label in s.lines:
+        lines += wrap(text(label, lang), text_right - 1, 2)
+    lines += split_to_width(s.address, text_right - 1)
+    for i, line in enumerate(lines[:6]):
+        c.text(1, line_y(1 + i), line)
+
+
+def split_to_width(s: str, width: int) -> list[str]:
+    """A text with no spaces to break at (an address) cut into lines that fit `width`."""
+    lines, current = [], ""
+    for char in s:
+        if current and font.text_width(current + char) > width:
+            lines.append(current)
+            current = ""
+        current += char
+    return lines + [current] if current else lines
+
+
 _DRAWERS = {
     TurnScreen: _turn,
     MenuScreen: _menu,
@@ -441,5 +471,6 @@ _DRAWERS = {
     ConfirmScreen: _confirm,
     GameOverScreen: _game_over,
     MessageScreen: _message,
+    QrScreen: _qr,
 }
 

@@ -207,7 +207,18 @@ class MessageScreen:
     icon: str | None = None
 
 
-Screen = Union[TurnScreen, MenuScreen, CorrectionScreen, ConfirmScreen, GameOverScreen, MessageScreen]
+@dataclass(frozen=True)
+class QrScreen:
+    """A title, an address written out and its QR code (`firmware.ui.qr.qr_modules`: rows of
+    modules, True = dark, quiet zone included) at the right; without modules, the text only."""
+
+    title: Label
+    lines: tuple[Label, ...]
+    address: str
+    modules: tuple[tuple[bool, ...], ...] | None
+
+
+Screen = Union[TurnScreen, MenuScreen, CorrectionScreen, ConfirmScreen, GameOverScreen, MessageScreen, QrScreen]
 
 
 def camera_lost_screen(retry_in_s: float | None = None) -> MessageScreen:

@@ -28,6 +28,7 @@ from firmware.ui import (
     MessageScreen,
     Names,
     OptionRow,
+    QrScreen,
     T,
     TurnScreen,
     camera_lost_screen,
@@ -37,9 +38,11 @@ from firmware.ui import (
     usb_exporting_screen,
     usb_failed_screen,
 )
+from firmware.ui.qr import qr_modules
 from hardware.display import DummyDisplay
 
 GOLDEN = Path(__file__).parent / "golden"
+BAR_URL = "http://cubilete-barra.local:8080/"
 UPDATE = os.environ.get("UPDATE_GOLDEN") == "1"
 
 N = Names
@@ -116,6 +119,8 @@ CASES = {
     "stopped_en": (stopped_screen(), "en"),
     "config_problem_en": (MessageScreen(T("config_problem", key="buttons.pin_ok"), ("buttons.pin_ok: 2 is not a BCM GPIO number from 4 to 27",
                                                               T("config_defaults")), icon="warning"), "en"),
+    "scoreboard_es": (QrScreen(T("scoreboard"), (T("scoreboard_open"),), BAR_URL, qr_modules(BAR_URL)), "es"),
+    "scoreboard_en": (QrScreen(T("scoreboard"), (T("scoreboard_open"),), BAR_URL, qr_modules(BAR_URL)), "en"),
 }
 
 
