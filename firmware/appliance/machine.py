@@ -68,6 +68,7 @@ class Appliance:
         self.prefs = prefs or Prefs()
         self.defaults = defaults
         self.scoreboard_url = scoreboard_url  # shown with its QR code in the settings
+        self.dice_warning = False  # the last fairness test (settings > dice fairness) rejected fair dice
         self.clock = clock
         self.on_prefs = on_prefs
         self.on_usb_request = on_usb_request  # asks the exporter to copy every game to a stick

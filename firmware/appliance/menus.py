@@ -15,12 +15,14 @@ from importlib.metadata import PackageNotFoundError, version
 from typing import Any, Callable
 
 import engine
+from engine.fairness import WARN_FROM_THROWS
 from firmware.appliance.inputs import Press, ThrowSeen
 from firmware.appliance.mode import Appliance, Mode, is_back, is_ok, step
 from firmware.appliance.rolloff import RollOff
 from firmware.appliance.session import GameSession
 from firmware.appliance.views import final_rows, stake_label
 from firmware.ui.catalogue import option_label, say, value_label
+from firmware.fairness_report import FairnessReport, fairness_report, today
 from firmware.ui.qr import qr_modules
 from firmware.ui.screens import (ConfirmScreen, GameOverScreen, Label, MenuItem, MenuScreen, MessageScreen, Names,
                                  QrScreen, Screen)
@@ -282,6 +284,7 @@ class SettingsMenu(ListMenu):
                  change=lambda a, d: a.set_prefs(replace(a.prefs, contrast=_cycle(CONTRASTS, a.prefs.contrast, d)))),
             Item(say("camera_test"), action=lambda a: CameraTest(back=self)),
             *([Item(say("scoreboard"), action=lambda a: Scoreboard(back=self))] if app.scoreboard_url else []),
+            Item(say("fairness"), "!" if app.dice_warning else None, action=lambda a: DiceFairness.load(a, self)),
             Item(say("info"), action=lambda a: About(back=self)),
             Item(say("back"), action=lambda a: MainMenu()),
         ]
@@ -329,6 +332,43 @@ class Scoreboard(Mode):
 
     def on_press(self, app: Appliance, press: Press) -> Mode | None:
         return self.back if (is_ok(press) or is_back(press)) else None
+
+
+@dataclass
+class DiceFairness(Mode):
+    """Are the dice fair: the chi-square test over every game's first throws, and today's."""
+
+    back: Mode
+    report: FairnessReport
+
+    @classmethod
+    def load(cls, app: Appliance, back: Mode) -> Mode:
+        report = fairness_report(app.log)
+        app.dice_warning = report.device.warning
+        return cls(back, report)
+
+    def view(self, app: Appliance) -> Screen:
+        every, day = self.report.device, self.report.day(today())
+        lines: list[Label] = [say("fairness_all", n=every.throws, p=_p(every.p_value))]
+        if every.dice:
+            counts = [f"{face}:{count}" for face, count in enumerate(every.counts, 1)]
+            lines += [" ".join(counts[:3]), " ".join(counts[3:])]
+        if every.warning:
+            lines.append(say("fairness_warning"))
+        elif every.throws < WARN_FROM_THROWS:
+            lines.append(say("fairness_few", n=every.throws, need=WARN_FROM_THROWS))
+        else:
+            lines.append(say("fairness_ok"))
+        if day is not None:
+            lines.append(say("fairness_today", n=day.throws, p=_p(day.p_value)))
+        return MessageScreen(say("fairness"), tuple(lines), icon="warning" if every.warning else "dice")
+
+    def on_press(self, app: Appliance, press: Press) -> Mode | None:
+        return self.back if (is_ok(press) or is_back(press)) else None
+
+
+def _p(p_value: float) -> str:
+    return "<0.001" if p_value < 0.001 else f" {p_value:.3f}"
 
 
 @dataclass

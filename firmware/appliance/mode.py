@@ -31,6 +31,7 @@ class Appliance(Protocol):
     prefs: Prefs
     defaults: GameDefaults
     scoreboard_url: str | None  # the live scoreboard's address, when it is served
+    dice_warning: bool  # the last fairness test rejected fair dice
     session: GameSession | None
     link: TrayLink | None  # how the dice on the tray match the last recorded throw
     deferred: ThrowSeen | None  # a throw seen while a die waited for confirmation

@@ -3,6 +3,7 @@
 Layout on the target:
 
     CUBILETE/<device name>/games.csv                    every game this device ever exported
+    CUBILETE/<device name>/fairness.csv                 the dice fairness test, all and per game day
     CUBILETE/<device name>/<game_id>_<game>/events.jsonl     every stored event, raw reading
                                            /scoresheet.csv    categories x players
                                            /scoresheet.html   printable sheet + throw log
@@ -34,7 +35,9 @@ from pathlib import Path, PurePosixPath
 
 from firmware.eventlog import EventLog, EventLogError, GameRecord, StoredEvent, utc_now_iso
 from firmware.export.fatnames import FolderNames, NameClash, fat_name
-from firmware.export.formats import events_jsonl, games_csv, games_csv_row, scoresheet_csv, scoresheet_html
+from firmware.export.formats import (events_jsonl, fairness_csv, games_csv, games_csv_row, scoresheet_csv,
+                                     scoresheet_html)
+from firmware.fairness_report import fairness_report
 from firmware.export.ledger import LEDGER_FILE, Ledger, LedgerEntry, LedgerError
 from firmware.export.safewrite import DirOps, ExportError, ExportTarget, Folder, WrittenFile
 from firmware.export.summary import summarize
@@ -116,6 +119,7 @@ def export_games(state_dir: str | os.PathLike[str], target: str | os.PathLike[st
                         rows = [entry.row for game_id, entry in ledger.games.items() if game_id not in written]
                         rows += [entry.row for entry, _ in written.values()]
                         device_folder.write_file("games.csv", games_csv(rows))
+                        device_folder.write_file("fairness.csv", fairness_csv(fairness_report(event_log)))
                         device_folder.sync()
                     except ExportError as error:
                         failure = error

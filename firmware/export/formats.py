@@ -13,9 +13,12 @@ import csv
 import html
 import io
 import json
+from datetime import date
 from typing import Any, Iterable, Iterator, Mapping, Sequence
 
+from engine.fairness import Fairness
 from firmware.export.summary import GameSummary
+from firmware.fairness_report import FairnessReport
 
 GAMES_CSV_COLUMNS = (
     "game_id", "folder", "game", "options", "started_at", "ended_at", "status", "players",
@@ -112,6 +115,21 @@ def games_csv(rows: Iterable[Mapping[str, str]]) -> bytes:
     """One row per game, oldest first."""
     ordered = sorted(rows, key=lambda r: (r.get("started_at", ""), r.get("game_id", "")))
     return _csv([GAMES_CSV_COLUMNS, *([row.get(c, "") for c in GAMES_CSV_COLUMNS] for row in ordered)])
+
+
+FAIRNESS_CSV_COLUMNS = ("scope", "first_throws", "dice", "ones", "twos", "threes", "fours", "fives", "sixes",
+                        "chi_square", "p_value", "warning")
+
+
+def fairness_csv(report: FairnessReport) -> bytes:
+    """The dice fairness test: the device's every first throw, then each game day."""
+    def row(scope: str, result: Fairness) -> list[str]:
+        return [scope, str(result.throws), str(result.dice), *map(str, result.counts),
+                f"{result.chi_square:.3f}", f"{result.p_value:.6f}", "yes" if result.warning else "no"]
+
+    rows = [row("device", report.device)]
+    rows += [row("" if day == date.min else day.isoformat(), result) for day, result in report.days]
+    return _csv([FAIRNESS_CSV_COLUMNS, *rows])
 
 
 def scoresheet_rows(summary: GameSummary) -> list[list[str]]:

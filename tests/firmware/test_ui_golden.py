@@ -119,6 +119,12 @@ CASES = {
     "stopped_en": (stopped_screen(), "en"),
     "config_problem_en": (MessageScreen(T("config_problem", key="buttons.pin_ok"), ("buttons.pin_ok: 2 is not a BCM GPIO number from 4 to 27",
                                                               T("config_defaults")), icon="warning"), "en"),
+    "fairness_warning_es": (MessageScreen(T("fairness"), (T("fairness_all", n=812, p="<0.001"), "1:121 2:118 3:125",
+                                                          "4:119 5:122 6:207", T("fairness_warning"),
+                                                          T("fairness_today", n=54, p=" 0.031")), icon="warning"), "es"),
+    "fairness_few_en": (MessageScreen(T("fairness"), (T("fairness_all", n=120, p=" 0.412"), "1:61 2:58 3:65",
+                                                      "4:59 5:62 6:55", T("fairness_few", n=120, need=600)),
+                                      icon="dice"), "en"),
     "scoreboard_es": (QrScreen(T("scoreboard"), (T("scoreboard_open"),), BAR_URL, qr_modules(BAR_URL)), "es"),
     "scoreboard_en": (QrScreen(T("scoreboard"), (T("scoreboard_open"),), BAR_URL, qr_modules(BAR_URL)), "en"),
 }
