@@ -9,15 +9,21 @@ from pathlib import Path
 from typing import Any
 
 import engine
+from cli.main import build_parser
+from cli.run import build_service
 from engine import events as ev
 from engine import score_options, turn_actions
 from firmware.appliance import Appliance, CameraLost, GameDefaults
 from firmware.appliance.by_hand import EnterDice
-from firmware.config import Config, GameConfig
+from firmware.config import Config, GameConfig, load_config
 from firmware.eventlog import EventLog
 from firmware.export.exporter import export_games
 from firmware.service import Service
+from firmware.export.formats import LABELS
+from firmware.ui import font
+from firmware.ui.catalogue import LANGUAGES, message, rule_message
 from firmware.ui.catalogue import text as text_in
+from firmware.ui.renderer import RIGHT
 from firmware.ui.screens import CorrectionScreen, GameOverScreen, MenuScreen, TurnScreen
 from hardware.buttons import ScriptedButtons
 from hardware.camera import ManualCamera, open_camera_feed
@@ -112,8 +118,7 @@ def test_a_whole_game_by_hand_through_the_service_with_the_manual_camera(tmp_pat
     assert service.app is not None and service.app.manual_camera
     for _ in range(400):
         service.step()
-        if isinstance(service.app.mode, type(service.app.game_mode())) and service.app.session is not None \
-                and service.app.session.state.finished:
+        if service.app.session is not None and service.app.session.state.finished:
             break
     app = service.app
     assert app.session is not None and app.session.state.finished
@@ -278,3 +283,28 @@ def test_the_exported_sheet_says_which_throws_were_entered_by_hand(tmp_path: Pat
     export_games(tmp_path / "state", out, "bar", all_games=True, language="es")
     page = next((out / "CUBILETE" / "bar").glob("*/scoresheet.html")).read_text(encoding="utf-8")
     assert "<td>1 1 1 1 2</td><td>a mano</td>" in page
+
+
+def test_every_text_of_dice_by_hand_fits_its_line_in_both_languages() -> None:
+    for key, args in [("by_hand", {}), ("hand_first", {}), ("hand_more", {}), ("hand_record", {}),
+                      ("die_thrown_q", {"die": 5}), ("die_value", {"die": 5}), ("nothing_thrown", {})]:
+        for lang in LANGUAGES:
+            line = text_in(rule_message(key), lang) if key == "nothing_thrown" else message(key, lang, args)
+            assert font.can_draw(line) and font.text_width(line) <= RIGHT - 1, (key, lang, line)
+    assert LABELS["es"]["by_hand"] == "a mano" and LABELS["en"]["by_hand"] == "by hand"
+
+
+def test_the_config_and_the_command_line_take_the_manual_camera(tmp_path: Path) -> None:
+    path = tmp_path / "config.toml"
+    path.write_text('[camera]\nspec = "manual"\n', encoding="utf-8")
+    config, problems = load_config(str(path))
+    assert problems == [] and config.camera.spec == "manual"
+    service = build_service(build_parser().parse_args(
+        ["run", "--config", str(path), "--state-dir", str(tmp_path / "s"), "--socket", str(tmp_path / "c.sock"),
+         "--buttons", "none", "--display", "dummy"]))
+    try:
+        assert isinstance(service.camera, ManualCamera) and service.app is not None and service.app.manual_camera
+        service.step()
+        assert service.app.camera_ok  # no camera-lost warning: there is no camera to lose
+    finally:
+        service.shutdown()
