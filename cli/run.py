@@ -22,7 +22,7 @@ from pathlib import Path
 from firmware.config import load_config
 from firmware.service import FrameClock, Service
 from hardware.buttons import ButtonSettings, ButtonSource, ResilientButtons, open_buttons, parse_buttons_spec
-from hardware.camera import CameraSettings, open_resilient_camera, parse_camera_spec
+from hardware.camera import CameraSettings, open_camera_feed, parse_camera_spec
 from hardware.display import open_display
 from hardware.recording import open_session
 from vision.tracker import ThrowTracker
@@ -39,7 +39,8 @@ except ModuleNotFoundError as missing_lab:
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("run", help="run the scorer: camera, buttons, display, event log")
     parser.add_argument("--config", metavar="FILE", help="TOML config (default /etc/cubilete/config.toml)")
-    parser.add_argument("--camera", metavar="SPEC", help='"picamera", "usb:0", "replay:DIR[?realtime]", "fake"')
+    parser.add_argument("--camera", metavar="SPEC", help='"picamera", "usb:0", "replay:DIR[?realtime]", "fake", '
+                        '"manual" (no camera: every throw entered with the buttons)')
     parser.add_argument("--display", metavar="SPEC", help='"oled", "ssd1306", "sh1106", "terminal", "dummy", "none"')
     parser.add_argument("--buttons", metavar="SPEC", help='"gpio", "keyboard", "script:FILE", "none"')
     parser.add_argument("--state-dir", metavar="DIR", help="event log and snapshots (default from the config)")
@@ -59,8 +60,8 @@ def build_service(args: argparse.Namespace) -> Service:
     """Everything `cubilete run` needs, from the config and the options. ValueError for a bad spec."""
     config, problems = load_config(args.config)
     state_dir = Path(args.state_dir or config.device.state_dir)
-    camera = open_resilient_camera(args.camera or config.camera.spec,
-                                   CameraSettings.from_mapping(config.camera.settings()))
+    camera = open_camera_feed(args.camera or config.camera.spec,
+                              CameraSettings.from_mapping(config.camera.settings()))
     buttons_spec = args.buttons or config.buttons.spec
     buttons_kind = parse_buttons_spec(buttons_spec)[0]
     scripted = buttons_kind == "script"

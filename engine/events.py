@@ -22,6 +22,10 @@ verifies the shape of any event (field names and types) before the fold applies 
                                             (held dice keep their values)
                        thrown: [int]        sorted indices of the dice thrown (all of them on
                                             the first throw of a turn)
+                       source: str          optional: "hand" when the players entered the dice
+                                            with the buttons (no camera, or the camera unsure);
+                                            absent for a throw the camera read (every log
+                                            written before it existed). The rules ignore it.
     die_turned         player: int
                        die: int             index of the die turned over (cacho)
                        value: int           its new face, which must be 7 - its old face
@@ -60,6 +64,10 @@ DIE_TURNED = "die_turned"
 CATEGORY_SCORED = "category_scored"
 CATEGORY_SCRATCHED = "category_scratched"
 READING_CORRECTED = "reading_corrected"
+
+# Where a throw's values came from, when not the camera.
+SOURCE_HAND = "hand"
+THROW_SOURCES = (SOURCE_HAND,)
 THROW_UNDONE = "throw_undone"
 TURN_UNDONE = "turn_undone"
 
@@ -74,6 +82,10 @@ def _is_int_list(value: Any) -> bool:
 
 def _is_str(value: Any) -> bool:
     return isinstance(value, str)
+
+
+def _is_source(value: Any) -> bool:
+    return value in THROW_SOURCES
 
 
 def _is_options(value: Any) -> bool:
@@ -99,7 +111,8 @@ SCHEMA: dict[str, dict[str, tuple[Callable[[Any], bool], bool]]] = {
     GAME_STARTED: {"game": (_is_str, True), "options": (_is_options, True), "players": (_is_names, True),
                    "stake": (_is_str, False), "partnerships": (_is_sides, False),
                    "roll_off": (_is_roll_off, False)},
-    THROW: {"player": (_is_int, True), "values": (_is_int_list, True), "thrown": (_is_int_list, True)},
+    THROW: {"player": (_is_int, True), "values": (_is_int_list, True), "thrown": (_is_int_list, True),
+            "source": (_is_source, False)},
     DIE_TURNED: {"player": (_is_int, True), "die": (_is_int, True), "value": (_is_int, True)},
     CATEGORY_SCORED: {"player": (_is_int, True), "category": (_is_str, True), "points": (_is_int, False)},
     CATEGORY_SCRATCHED: {"player": (_is_int, True), "category": (_is_str, True)},
@@ -149,10 +162,12 @@ def game_started(game: str, players: Sequence[str], options: Mapping[str, Any],
                                                           for name, hands in roll_off.items()})
 
 
-def throw(player: int, values: Sequence[int], thrown: Iterable[int] | None = None) -> dict[str, Any]:
-    """A throw; `thrown` defaults to every die (the first throw of a turn)."""
+def throw(player: int, values: Sequence[int], thrown: Iterable[int] | None = None,
+          source: str | None = None) -> dict[str, Any]:
+    """A throw; `thrown` defaults to every die (the first throw of a turn); `source` is
+    SOURCE_HAND for dice entered by hand, None for the camera's."""
     indices = range(len(values)) if thrown is None else thrown
-    return _event(THROW, player=player, values=list(values), thrown=sorted(indices))
+    return _event(THROW, player=player, values=list(values), thrown=sorted(indices), source=source)
 
 
 def die_turned(player: int, die: int, value: int) -> dict[str, Any]:

@@ -43,7 +43,7 @@ from firmware.ui.catalogue import say
 from firmware.ui.presenter import BurnInSettings, ScreenPresenter
 from firmware.ui.screens import MessageScreen, stopped_screen
 from hardware.buttons import ButtonSource, MissableButtons
-from hardware.camera import CameraFeed, Frame
+from hardware.camera import CameraFeed, Frame, ManualCamera
 from hardware.display import Display
 from hardware.files import write_atomically
 from vision import tracker_events as te
@@ -212,13 +212,16 @@ class FrameClock:
     """The time of the service's last camera frame: session time for a replayed session, so
     that scripted presses and the simulated player follow the replay's own clock and a game
     plays the same at any speed. 0.0 until the service is set (it is built after the buttons
-    that read this clock)."""
+    that read this clock). Without a camera ("manual") no frame ever comes: the service's
+    scene time then, which runs with the wall clock."""
 
     def __init__(self, service: "Service | None" = None) -> None:
         self.service = service
 
     def __call__(self) -> float:
-        return self.service.frame_t if self.service is not None else 0.0
+        if self.service is None:
+            return 0.0
+        return self.service.scene_time() if self.service.manual else self.service.frame_t
 
 
 class Service:
@@ -234,6 +237,7 @@ class Service:
         self.config = config
         self.state_dir = state_dir
         self.camera = camera
+        self.manual = isinstance(camera, ManualCamera)  # no camera: every throw entered by hand
         self.display = display
         self.buttons = buttons
         self.tracker = tracker
@@ -275,7 +279,8 @@ class Service:
             self.app = Appliance(self.log, self._prefs, game_defaults(self.config),
                                  notices_for(self._problems, self.log), clock=self.scene_time,
                                  on_prefs=self._prefs_changed, on_usb_request=self._request_usb_export,
-                                 on_record=self._recorded, scoreboard_url=scoreboard_url(self.config.web))
+                                 on_record=self._recorded, scoreboard_url=scoreboard_url(self.config.web),
+                                 manual_camera=self.manual)
         except (OSError, sqlite3.Error, StorageUnavailable) as error:
             problem = error if isinstance(error, StorageUnavailable) else storage_problem(error, self.state_dir)
             if str(problem) != self.storage_error:
@@ -425,7 +430,8 @@ class Service:
             log.exception("the state machine failed on %r; resuming from the event log", type(data).__name__)
             self.app = Appliance(self.log, self.app.prefs, self.app.defaults, clock=self.scene_time,
                                  on_prefs=self._prefs_changed, on_usb_request=self._request_usb_export,
-                                 on_record=self._recorded, scoreboard_url=self.app.scoreboard_url)
+                                 on_record=self._recorded, scoreboard_url=self.app.scoreboard_url,
+                                 manual_camera=self.manual)
 
     def _recorded(self, game_id: str, seq: int, kind: str) -> None:
         """The appliance committed an event: journal it (and tell on_record, the soak's and the

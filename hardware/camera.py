@@ -3,7 +3,8 @@
 Every source delivers `Frame(t, image)` with `t` in monotonic seconds and `image` a BGR uint8
 array, the order OpenCV and the reader expect. A source is opened with `start()`, read with
 `read()` (raises `CameraError`; `EndOfStream` when a finite source is exhausted) and released
-with `close()`. `ResilientCamera` wraps a source factory for the service: a camera that fails
+with `close()`. The "manual" spec is no camera (`ManualCamera`: the players enter the dice by
+hand). `ResilientCamera` wraps a source factory for the service: a camera that fails
 or disappears is reported and reopened with bounded exponential back-off, and its `read()`
 never raises, so the camera can never take the service down.
 
@@ -395,7 +396,8 @@ class Backoff:
 
 @dataclass(frozen=True)
 class CameraStatus:
-    """state: "starting" | "ok" | "lost" | "ended" | "closed".
+    """state: "starting" | "ok" | "lost" | "ended" | "closed", or "manual" (`ManualCamera`: no
+    camera, by choice).
 
     message: the last error (for the screen and the journal); failures: consecutive failed
     attempts; retry_at: monotonic time of the next attempt while lost.
@@ -507,8 +509,11 @@ def _close_quietly(camera: Camera) -> None:
 
 
 def open_camera(spec: str | CameraSpec, settings: CameraSettings = CameraSettings()) -> Camera:
-    """The camera a spec names, not yet started. Raises ValueError for a bad spec."""
+    """The camera a spec names, not yet started. Raises ValueError for a bad spec (and for
+    "manual", which names no camera)."""
     parsed = parse_camera_spec(spec) if isinstance(spec, str) else spec
+    if parsed.kind == "manual":
+        raise ValueError('"manual" is no camera (dice entered by hand); this needs a camera')
     if parsed.kind == "picamera":
         return PiCamera(settings, index=int(parsed.target or 0))
     if parsed.kind in ("usb", "video"):
@@ -526,3 +531,34 @@ def open_resilient_camera(spec: str | CameraSpec, settings: CameraSettings = Cam
     """The service's camera: the spec's camera behind `ResilientCamera`. Raises ValueError for a bad spec."""
     parsed = parse_camera_spec(spec) if isinstance(spec, str) else spec
     return ResilientCamera(lambda: open_camera(parsed, settings), backoff=backoff, on_status=on_status)
+
+
+# --- no camera -------------------------------------------------------------------------------
+
+
+class ManualCamera:
+    """The "manual" spec: no camera, by choice. The service's feed that never gives a frame and
+    is never lost (no warning, no retries); every throw is entered with the buttons."""
+
+    description = "no camera (dice entered by hand)"
+
+    def __init__(self) -> None:
+        self.status = CameraStatus("manual")
+
+    def read(self) -> Frame | None:
+        return None
+
+    def seconds_until_retry(self) -> float:
+        return 0.0
+
+    def close(self) -> None:
+        self.status = CameraStatus("closed")
+
+
+def open_camera_feed(spec: str | CameraSpec, settings: CameraSettings = CameraSettings()) -> CameraFeed:
+    """What the service reads for a spec: `ManualCamera` for "manual", else the spec's camera
+    kept going by `ResilientCamera`. Raises ValueError for a bad spec."""
+    parsed = parse_camera_spec(spec) if isinstance(spec, str) else spec
+    if parsed.kind == "manual":
+        return ManualCamera()
+    return open_resilient_camera(parsed, settings)

@@ -12,7 +12,8 @@ from typing import Mapping
 
 @dataclass(frozen=True)
 class CameraSpec:
-    """A parsed camera spec: kind ("picamera" | "usb" | "video" | "replay" | "fake") and its target."""
+    """A parsed camera spec: kind ("picamera" | "usb" | "video" | "replay" | "fake" | "manual")
+    and its target. "manual" is no camera at all: the players enter every throw by hand."""
 
     kind: str
     target: str | int | None = None
@@ -21,7 +22,7 @@ class CameraSpec:
 
 
 SPEC_HELP = ('camera spec: "picamera[:INDEX]", "usb:INDEX" or "usb:/dev/videoN", "video:FILE", '
-             '"replay:DIR[?realtime]", "fake"')
+             '"replay:DIR[?realtime]", "fake", "manual" (no camera: dice entered by hand)')
 
 
 def parse_camera_spec(spec: str) -> CameraSpec:
@@ -43,6 +44,8 @@ def parse_camera_spec(spec: str) -> CameraSpec:
         return CameraSpec("replay", path, realtime=query == "realtime")
     if kind == "fake" and not rest:
         return CameraSpec("fake")
+    if kind == "manual" and not rest:
+        return CameraSpec("manual")
     raise ValueError(f"{spec!r} is not a camera; {SPEC_HELP}")
 
 

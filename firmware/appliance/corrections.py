@@ -21,7 +21,7 @@ from firmware.ui.screens import CorrectionScreen, Label, Screen
 ALL_VALUES = (1, 2, 3, 4, 5, 6)
 
 
-def _record_values(app: Appliance, values: list[int]) -> Mode | None:
+def record_values(app: Appliance, values: list[int]) -> Mode | None:
     """Record the dice as the players say they show; then back to the game."""
     if app.refuse_if_busy():
         return None
@@ -136,7 +136,7 @@ class ConfirmDice(Mode):
         values = list(app.session.state.turn.dice)
         for i, v in self.answers.items():
             values[i] = v
-        mode = _record_values(app, values)
+        mode = record_values(app, values)
         if mode is None:  # dice rolling: ask again once they stop
             self.answers.clear()
         return mode
@@ -190,7 +190,7 @@ class CorrectDie(Mode):
             return None
         values = list(session.state.turn.dice)
         values[session.display_order[self.position]] = value
-        return _record_values(app, values)
+        return record_values(app, values)
 
 
 @dataclass

@@ -63,7 +63,8 @@ class Appliance:
                  on_prefs: Callable[[Prefs], None] | None = None,
                  on_usb_request: Callable[[str], None] | None = None,
                  on_record: Callable[[str, int, str], None] | None = None,
-                 scoreboard_url: str | None = None) -> None:
+                 scoreboard_url: str | None = None,
+                 manual_camera: bool = False) -> None:
         self.log = eventlog
         self.prefs = prefs or Prefs()
         self.defaults = defaults
@@ -79,6 +80,7 @@ class Appliance:
         self.link: TrayLink | None = None
         self.deferred: ThrowSeen | None = None  # a throw seen while a die waited for confirmation
         self.camera_ok = True
+        self.manual_camera = manual_camera  # every throw entered by hand (by_hand.EnterDice)
         self.camera_retry_s: float | None = None
         self._camera_dismissed = False
         self.buttons_missing = False

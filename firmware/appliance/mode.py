@@ -36,6 +36,7 @@ class Appliance(Protocol):
     link: TrayLink | None  # how the dice on the tray match the last recorded throw
     deferred: ThrowSeen | None  # a throw seen while a die waited for confirmation
     camera_ok: bool
+    manual_camera: bool  # no camera at all (the "manual" spec): every throw is entered by hand
     watched: bool  # motion seen since start (dice found lying there were not thrown)
     mode: "Mode"
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import engine
 from engine import score_options, turn_actions
-from firmware.appliance import corrections, menus
+from firmware.appliance import by_hand, corrections, menus
 from firmware.appliance.inputs import Press, ThrowSeen
 from firmware.appliance.mode import Appliance, Mode, is_back, is_ok, step
 from firmware.appliance.session import GameSession
@@ -56,6 +56,11 @@ class TurnMode(Mode):
 
     @staticmethod
     def _hint(app: Appliance, actions: engine.TurnActions) -> Label:
+        if app.manual_camera:
+            if actions.throw_number == 0:
+                return say("hand_first")
+            if actions.may_throw and not actions.must_turn:
+                return say("hand_more")
         if not app.camera_ok:
             return T("camera_lost")
         if actions.throw_number == 0:
@@ -76,6 +81,8 @@ class TurnMode(Mode):
         if not is_ok(press):
             return None
         if session.state.turn.throw_number == 0:
+            if app.manual_camera or not app.camera_ok:
+                return by_hand.EnterDice.of(app, back=self)
             app.flash(say("throw_dice"))
             return None
         if not options:
@@ -141,12 +148,17 @@ class TurnMenu(Mode):
         assert session is not None
         actions = turn_actions(session.state)
         items: list[tuple[Label, str]] = []
+        # Without a camera entering the dice is the turn's main action: first in the menu.
+        hand = [(say("by_hand"), "by_hand")] if by_hand.may_enter(session) else []
+        if app.manual_camera or not app.camera_ok:
+            items, hand = hand, []
         if actions.may_correct:
             items.append((say("correct_die"), "correct"))
         if actions.may_undo_throw:
             items.append((say("undo_throw"), "undo_throw"))
         if actions.may_undo:
             items.append((say("undo_last"), "undo"))
+        items += hand
         items += [(say("score_table"), "table"), (say("main_menu_item"), "menu"),
                   (say("abandon"), "abandon"), (say("back"), "back")]
         return items
@@ -171,6 +183,8 @@ class TurnMenu(Mode):
         action = items[min(self.selected, len(items) - 1)][1]
         if action == "correct":
             return corrections.CorrectDie(back=self)
+        if action == "by_hand":
+            return by_hand.EnterDice.of(app, back=self)
         if action == "undo":
             return UndoConfirm(back=self)
         if action == "undo_throw":

@@ -172,7 +172,9 @@ class GameSession:
         """The state after `event` (raises RuleError), updating the throw view to match."""
         new_state = engine.apply(self.state, event)
         kind = event["type"]
-        if kind == "throw":
+        if kind == "throw" and reading is None and event.get("source") == engine.events.SOURCE_HAND:
+            self._views.append(self._view_by_hand())
+        elif kind == "throw":
             self._views.append(throw_view_from_reading(reading, self.state.rules.dice))
         elif kind == "throw_undone" and self._views:
             self._views.pop()
@@ -185,6 +187,14 @@ class GameSession:
         elif kind == "turn_undone":
             self._views = self._filled.pop() if self._filled else []
         return new_state
+
+    def _view_by_hand(self) -> ThrowView:
+        """A throw entered by hand: confirmed by whoever entered it; the dice keep the places
+        the last throw of the turn gave them, so they stay in the order the players know."""
+        dice = self.state.rules.dice
+        last = self.throw.dice if self._views else ()
+        kept = tuple(replace(d, unsure=False) for d in last) if len(last) == dice else tuple(DieSeen() for _ in range(dice))
+        return ThrowView(kept, confirmed=True)
 
     # -- playing ------------------------------------------------------------------------------
 

@@ -36,6 +36,7 @@ LABELS = {
            "log": "Tiros y anotaciones", "time": "hora (UTC)", "player": "jugador", "what": "qué",
            "dice": "dados", "camera": "cámara", "throw": "tiro", "throw_some": "tiro ({n} dados)",
            "scored": "anota {name}: {points}", "crossed": "tacha {name}", "corrected": "lectura corregida",
+           "by_hand": "a mano",
            "turned": "dado {die} volteado a {value}", "undone": "se deshace la última anotación",
            "finished": "terminada", "in progress": "en juego", "ended unfinished": "terminada sin completar"},
     "en": {"total": "Total", "winner": "Winner", "winners": "Winners", "settlement": "Settlement",
@@ -44,6 +45,7 @@ LABELS = {
            "log": "Throws and scores", "time": "time (UTC)", "player": "player", "what": "what",
            "dice": "dice", "camera": "camera", "throw": "throw", "throw_some": "throw ({n} dice)",
            "scored": "scores {name}: {points}", "crossed": "crosses out {name}", "corrected": "reading corrected",
+           "by_hand": "by hand",
            "turned": "die {die} turned to {value}", "undone": "last score undone",
            "finished": "finished", "in progress": "in progress", "ended unfinished": "ended unfinished"},
 }
@@ -240,7 +242,7 @@ def _throw_log(summary: GameSummary, events: Sequence[Any], words: Mapping[str, 
         rows.append(
             f"<tr><td>{stored.seq}</td><td>{e(stored.at[11:19])}</td><td>{e(who)}</td>"
             f"<td>{e(_describe_event(event, summary, summary.fills.get(index), words))}</td>"
-            f"<td>{e(_dice(event))}</td><td>{e(_camera(stored.reading))}</td></tr>")
+            f"<td>{e(_dice(event))}</td><td>{e(_camera(stored.reading, event, words))}</td></tr>")
     rows.append("</tbody></table>")
     return "\n".join(rows)
 
@@ -273,8 +275,10 @@ def _dice(event: Mapping[str, Any]) -> str:
     return " ".join(str(v) for v in values) if isinstance(values, list) else ""
 
 
-def _camera(reading: Any) -> str:
-    """The reader's values and any doubt, briefly."""
+def _camera(reading: Any, event: Mapping[str, Any], words: Mapping[str, str]) -> str:
+    """The reader's values and any doubt, briefly; "by hand" for dice the players entered."""
+    if event.get("source") == "hand":
+        return words["by_hand"]
     if not isinstance(reading, Mapping):
         return ""
     dice = reading.get("dice")

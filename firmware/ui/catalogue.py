@@ -88,6 +88,11 @@ MESSAGES: dict[str, dict[str, Template]] = {
     "die_value": {"es": "Dado {die}: valor", "en": "Die {die}: value"},
     "confirm_die": {"es": "Confirmar dado", "en": "Confirm die"},
     "die_turned_q": {"es": "¿Dado {die} girado?", "en": "Die {die} turned?"},
+    # dice by hand (no camera, or the camera unsure)
+    "by_hand": {"es": "Dados a mano", "en": "Dice by hand"},
+    "hand_first": {"es": "OK: dados a mano", "en": "OK: enter the dice"},
+    "hand_more": {"es": "Elija; largo: tirar", "en": "Pick; hold: throw"},
+    "hand_record": {"es": "OK: anotar el tiro", "en": "OK: record the throw"},
     "undo": {"es": "Deshacer", "en": "Undo"},
     "undo_last": {"es": "Deshacer lo último", "en": "Undo the last score"},
     "undo_score": {"es": "{name}: {category} {points}", "en": "{name}: {category} {points}"},

@@ -60,6 +60,26 @@ def test_a_die_set_aside_stays_set_aside_in_the_reglamento() -> None:
     assert engine.apply(state, ev.throw(0, [1, 2, 2, 6, 6], [3, 4])).turn.throw_number == 3
 
 
+def test_dice_entered_by_hand_obey_the_same_rules() -> None:
+    hand = ev.SOURCE_HAND
+    log, _ = game()
+    refused(log, ev.throw(0, [1, 2, 3, 4, 5], [0, 1, 2], source=hand), engine.FirstThrowNotAllDice)
+    log, _ = game("generala", ("Ana",), ev.throw(0, [1, 2, 2, 3, 6], source=hand),
+                  ev.throw(0, [1, 2, 2, 5, 5], [3, 4], source=hand))
+    refused(log, ev.throw(0, [4, 2, 2, 5, 5], [0], source=hand), engine.LockedDieRethrown)
+    refused(log, ev.throw(0, [1, 2, 2, 6, 6], [], source=hand), engine.NothingThrown)
+
+
+def test_a_throw_by_hand_plays_as_the_same_throw_by_the_camera() -> None:
+    throws = [([1, 2, 2, 3, 6], None), ([1, 2, 2, 5, 5], [3, 4]), ([2, 2, 2, 5, 5], [0])]
+    by_camera = [ev.throw(0, values, thrown) for values, thrown in throws]
+    by_hand = [ev.throw(0, values, thrown, source=ev.SOURCE_HAND) for values, thrown in throws]
+    assert all(e["source"] == "hand" for e in by_hand) and all("source" not in e for e in by_camera)
+    _, camera_state = game("generala", ("Ana",), *by_camera, held_dice_locked=False)
+    _, hand_state = game("generala", ("Ana",), *by_hand, held_dice_locked=False)
+    assert hand_state == camera_state
+
+
 def test_after_the_first_throw_all_five_may_be_thrown_again_even_when_locked() -> None:
     log, state = game("generala", ("Ana",), ev.throw(0, [1, 2, 2, 3, 6]), ev.throw(0, [1, 2, 4, 3, 5], ALL))
     assert engine.turn_actions(state).rethrowable == (0, 1, 2, 3, 4)
@@ -242,6 +262,8 @@ def test_a_correction_after_the_game_ended_by_filling_is_refused() -> None:
     ({"type": "throw", "v": 1, "player": True, "values": [1, 2, 3, 4, 5], "thrown": ALL}, engine.MalformedEvent),
     ({"type": "throw", "v": 1, "player": 0, "values": [1, 2, 3, 4, 5], "thrown": [0, 0, 1, 2, 3]}, engine.MalformedEvent),
     ({"type": "throw", "v": 2, "player": 0, "values": [1, 2, 3, 4, 5], "thrown": ALL}, engine.UnsupportedEventVersion),
+    ({"type": "throw", "v": 1, "player": 0, "values": [1, 2, 3, 4, 5], "thrown": ALL, "source": "guess"},
+     engine.MalformedEvent),
     ({"type": "dice_thrown", "v": 1}, engine.MalformedEvent),
     (["throw"], engine.MalformedEvent),
     ({"type": "game_started", "v": 1, "game": "general", "options": {}, "players": ["X"]}, engine.GameAlreadyStarted),
