@@ -1,5 +1,5 @@
 """Displays for the 128x64 one-bit screen: an SSD1306 / SH1106 OLED over I2C, luma's dummy
-device for tests, and the terminal (Unicode block characters) for the demo and SSH.
+device for tests, and the terminal (Unicode block or braille characters, by its size) for the demo and SSH.
 
 A display takes finished frames (`PIL.Image`, mode "1", 128x64) with `show()`; dimming is
 `set_contrast(0..255)`, blanking is `set_power(False)`. `ok` is False while the hardware is

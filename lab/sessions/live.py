@@ -68,6 +68,7 @@ class LiveTable:
         self._pending: list[float] = []
         self._wall0: float | None = None
         self.throws = 0
+        self.last_throw: tuple[int | None, ...] = ()  # what each die landed on (None: stayed)
 
     # -- what the players do ---------------------------------------------------------------------
 
@@ -109,6 +110,7 @@ class LiveTable:
             self._play(ClearTray(), pause=1.0)
         self._play(Throw(values, pause_s=0.2))
         self.throws += 1
+        self.last_throw = values
         return values
 
     def _play(self, step: ClearTray | Throw, pause: float = 0.0) -> None:
