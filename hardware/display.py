@@ -1,5 +1,5 @@
 """Displays for the 128x64 one-bit screen: an SSD1306 / SH1106 OLED over I2C, luma's dummy
-device for tests, and the terminal (Unicode block characters) for the demo and SSH.
+device for tests, and the terminal (Unicode block or braille characters, by its size) for the demo and SSH.
 
 A display takes finished frames (`PIL.Image`, mode "1", 128x64) with `show()`; dimming is
 `set_contrast(0..255)`, blanking is `set_power(False)`. `ok` is False while the hardware is
@@ -259,9 +259,18 @@ _QUADRANT = {
 }
 
 
-def frame_to_text(image: Image.Image, *, quadrant: bool = False, border: bool = True) -> str:
+# Braille dots: bit of each pixel of a 2x4 cell, (column, row) -> bit (U+2800 + bits).
+_BRAILLE = {(0, 0): 0x01, (0, 1): 0x02, (0, 2): 0x04, (1, 0): 0x08, (1, 1): 0x10, (1, 2): 0x20,
+            (0, 3): 0x40, (1, 3): 0x80}
+# Characters x rows each way of drawing a 128x64 frame, border included.
+TEXT_SIZES = {"half": (WIDTH + 2, HEIGHT // 2 + 2), "quadrant": (WIDTH // 2 + 2, HEIGHT // 2 + 2),
+              "braille": (WIDTH // 2 + 2, HEIGHT // 4 + 2)}
+
+
+def frame_to_text(image: Image.Image, *, quadrant: bool = False, border: bool = True, braille: bool = False) -> str:
     """The frame as Unicode blocks: each character is 1x2 pixels (128 columns x 32 rows), or
-    2x2 pixels with `quadrant` (64 x 32) for terminals narrower than 130 columns."""
+    2x2 pixels with `quadrant` (64 x 32) for terminals narrower than 130 columns, or 2x4
+    pixels with `braille` (64 x 16 braille dots, for an 80x24 terminal)."""
     frame = _check_frame(image)
     width, height = frame.size
     lit = frame.load()
@@ -270,8 +279,11 @@ def frame_to_text(image: Image.Image, *, quadrant: bool = False, border: bool = 
         return 1 if x < width and y < height and lit[x, y] else 0
 
     rows = []
-    for y in range(0, height, 2):
-        if quadrant:
+    for y in range(0, height, 4 if braille else 2):
+        if braille:
+            rows.append("".join(chr(0x2800 + sum(bit for (dx, dy), bit in _BRAILLE.items() if px(x + dx, y + dy)))
+                                for x in range(0, width, 2)))
+        elif quadrant:
             rows.append("".join(_QUADRANT[(px(x, y), px(x + 1, y), px(x, y + 1), px(x + 1, y + 1))]
                                 for x in range(0, width, 2)))
         else:
@@ -282,21 +294,46 @@ def frame_to_text(image: Image.Image, *, quadrant: bool = False, border: bool = 
     return "\n".join(["┌" + "─" * columns + "┐", *("│" + row + "│" for row in rows), "└" + "─" * columns + "┘"])
 
 
+def text_style(columns: int, rows: int) -> str | None:
+    """The largest way of drawing a frame that fits a terminal of this size ("half", "quadrant",
+    "braille"), or None when not even braille fits."""
+    for style in ("half", "quadrant", "braille"):
+        width, height = TEXT_SIZES[style]
+        if columns >= width and rows > height:  # and a line for the cursor below it
+            return style
+    return None
+
+
 class TerminalDisplay:
     """Draws each new frame in the terminal with block characters.
 
     in_place: redraw over the previous frame (cursor up) instead of printing frames one
-    after another; by default when the stream is a terminal. quadrant: 2x2 pixels per
-    character; by default when the terminal is narrower than the 130 columns a 1x2 frame needs.
+    after another; by default when the stream is a terminal. style: "half" (1x2 pixels a
+    character, 130x34), "quadrant" (2x2, 66x34) or "braille" (2x4, 66x18, fits 80x24); by
+    default the largest that fits the terminal; when none fits, a line says how big the
+    terminal must be. quadrant=True is style "quadrant".
     A dimmed display (contrast below 128) is drawn faint; a powered-off one blank.
     """
 
     def __init__(self, stream: TextIO | None = None, *, in_place: bool | None = None,
-                 quadrant: bool | None = None) -> None:
+                 quadrant: bool | None = None, style: str | None = None) -> None:
         self.stream = stream if stream is not None else sys.stdout
         is_tty = hasattr(self.stream, "isatty") and self.stream.isatty()
         self.in_place = is_tty if in_place is None else in_place
-        self.quadrant = (shutil.get_terminal_size((132, 40)).columns < WIDTH + 2) if quadrant is None else quadrant
+        if style is None and quadrant is not None:
+            style = "quadrant" if quadrant else "half"
+        if style is None:
+            size = shutil.get_terminal_size((132, 40))
+            style = text_style(size.columns, size.lines)
+            if style is None:
+                width, height = TEXT_SIZES["braille"]
+                print(f"The terminal ({size.columns}x{size.lines}) is too small to draw the display: it needs "
+                      f"{width}x{height + 1}; the screens are drawn anyway.", file=self.stream)
+                style = "braille"
+        if style not in TEXT_SIZES:
+            raise ValueError(f"terminal display style {style!r}: allowed {', '.join(TEXT_SIZES)}")
+        self.style = style
+        self.quadrant = style == "quadrant"
         self.description = "terminal display"
         self.ok = True
         self.contrast = 255
@@ -322,7 +359,7 @@ class TerminalDisplay:
         if self._image is None:
             return
         image = self._image if self.powered else Image.new("1", (WIDTH, HEIGHT))
-        text = frame_to_text(image, quadrant=self.quadrant)
+        text = frame_to_text(image, quadrant=self.style == "quadrant", braille=self.style == "braille")
         if self.powered and self.contrast < 128:
             text = "\x1b[2m" + text + "\x1b[0m"
         if text == self._drawn:

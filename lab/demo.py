@@ -1,5 +1,5 @@
 """`cubilete demo` (what `make demo` runs): a two-player Generala game played through the
-whole device.
+whole device; `--interactive`: a game a person plays (lab.demo_live).
 
 A seeded synthetic session of the game (lab.sessions.synth, in ./demo-state/session) is
 replayed as the camera through the real reader and throw tracker into the service's state
@@ -10,11 +10,11 @@ as they really lie: it answers the device's questions about unsure dice truthful
 fills the box the game script says. The OLED is drawn in the terminal. At the end the final table is printed and the game's logs
 are exported to ./demo-export/ with the USB exporter's code (its ledger in ./demo-state/).
 
-The game: J1 throws a straight on the first throw (served, 25); J2 sets two fives aside,
-throws three dice again, keeps three fives, throws the other two again and scores the
-fives (15); J1 throws five fours at once: generala servida, an instant win. At 0.50 a
-point J2 pays J1 (25 - 15) x 0.50 = 5.00. Dice the reader is unsure of are confirmed by
-the player on the way.
+The game of the default seed (lab.demo_game): J1 throws a straight on the first throw
+(served, 25); J2 sets two fives aside, throws three dice again, keeps three fives, throws
+the other two again and scores the fives (15); J1 throws five fours at once: generala
+servida, an instant win. Another seed draws another game of the same shape. Dice the reader
+is unsure of are confirmed by the player on the way.
 """
 
 from __future__ import annotations
@@ -32,31 +32,12 @@ import engine
 from firmware.eventlog import EventLog
 from firmware.export.exporter import export_games
 from firmware.service import FrameClock
-from hardware.buttons import KEYS_HELP, KeyboardButtons, ScriptedButtons
+from hardware.buttons import ScriptedButtons
 from hardware.display import TerminalDisplay
-from lab.scripted_game import (
-    GAME_CONFIG, make_scripted_session, render_session, replay_service,
-)
+from lab.demo_game import DEMO_SEED, QUICK_GAME, seeded_game
+from lab.demo_live import play_interactive
+from lab.scripted_game import GAME_CONFIG, make_scripted_session, replay_service
 from lab.sessions.synth import SessionConfig
-
-DEMO_SEED = 2026
-
-DEMO_GAME: list[dict[str, Any]] = [
-    {"throw": [2, 3, 4, 5, 6], "score": "straight"},  # J1: straight on the first throw: 25
-    {"clear": True},
-    {"throw": [5, 5, 2, 6, 3]},  # J2
-    {"throw": [None, None, 5, 4, 1]},  # the two fives stay, three dice again
-    {"throw": [None, None, None, 2, 3], "score": "fives"},  # three fives: 15
-    {"clear": True},
-    {"throw": [4, 4, 4, 4, 4]},  # J1: generala servida wins at once
-    {"pause": 3.0},  # the final table, then OK closes the game
-]
-
-# The shortest whole game: one throw, an instant win (the test suite runs this one).
-QUICK_GAME: list[dict[str, Any]] = [
-    {"throw": [6, 6, 6, 6, 6]},
-    {"pause": 3.0},
-]
 
 
 @dataclass(frozen=True)
@@ -105,24 +86,21 @@ def run_demo(state_dir: Path, export_dir: Path, *, quick: bool = False, interact
     for folder in (state_dir, export_dir):
         shutil.rmtree(folder, ignore_errors=True)
         folder.mkdir(parents=True)
-    game = QUICK_GAME if quick else DEMO_GAME
-    print(f"Rendering the demo session (seed {seed}) into {state_dir / 'session'}, and rehearsing the "
-          f"players' presses ...", file=out, flush=True)
-    clock = FrameClock()  # the scripted presses follow the replay's clock
     if interactive:
-        session, _ = render_session(state_dir, game, seed, session_config())
-        print(f"Your turn to press the buttons ({KEYS_HELP}); the session plays in real time.", file=out)
-        buttons: Any = KeyboardButtons()
+        play_interactive(state_dir, language, out, seed)
     else:
+        game = QUICK_GAME if quick else seeded_game(seed)
+        print(f"Rendering the demo session (seed {seed}) into {state_dir / 'session'}, and rehearsing the "
+              f"players' presses ...", file=out, flush=True)
+        clock = FrameClock()  # the scripted presses follow the replay's clock
         scripted = make_scripted_session(state_dir, game, seed, session_config())
-        session = scripted.session
         print(f"Replaying it through the reader, tracker, game engine and screen with the "
               f"{len(scripted.presses)} presses of {scripted.buttons}:", file=out, flush=True)
         buttons = ScriptedButtons(scripted.buttons, clock=clock)
         buttons.start(0.0)
-    service = replay_service(session, state_dir, buttons, TerminalDisplay(out), language, realtime=interactive)
-    clock.service = service
-    service.run()
+        service = replay_service(scripted.session, state_dir, buttons, TerminalDisplay(out), language)
+        clock.service = service
+        service.run()
 
     finished, table = final_table(state_dir)
     print("\nFinal table:\n" + table, file=out)
@@ -132,7 +110,7 @@ def run_demo(state_dir: Path, export_dir: Path, *, quick: bool = False, interact
     if not interactive:
         config = state_dir / "config.toml"
         config.write_text(GAME_CONFIG.format(language=language), encoding="utf-8")
-        print(f"Replay it on the service: cubilete run --config {config} --camera replay:{session} "
+        print(f"Replay it on the service: cubilete run --config {config} --camera replay:{scripted.session} "
               f"--buttons script:{scripted.buttons} --display terminal --state-dir $(mktemp -d) "
               f"--exit-at-end", file=out)
     return DemoResult(finished, table, line)

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import cv2
 
-from lab.demo import DEMO_GAME
+from lab.demo_game import DEMO_GAME
 from lab.scripted_game import GAME_CONFIG, make_scripted_session
 from lab.sessions.synth import SessionConfig
 
