@@ -296,6 +296,7 @@ class GameConfig:
     stake_per_point: float = field(default=0.0, metadata=float_range(0.0, 1000.0))
     currency: str = field(default="", metadata=text(0, 3))
     options: dict[str, Any] = field(default_factory=dict, metadata=house_rules())
+    tournament: bool = field(default=False, metadata=boolean())  # no hints from the advisor
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import engine
 from engine import score_options, turn_actions
-from firmware.appliance import by_hand, corrections, menus
+from firmware.appliance import by_hand, corrections, hint, menus
 from firmware.appliance.inputs import Press, ThrowSeen
 from firmware.appliance.mode import Appliance, Mode, is_back, is_ok, step
 from firmware.appliance.session import GameSession
@@ -159,6 +159,8 @@ class TurnMenu(Mode):
         if actions.may_undo:
             items.append((say("undo_last"), "undo"))
         items += hand
+        if hint.may_hint(app):
+            items.append((say("hint"), "hint"))
         items += [(say("score_table"), "table"), (say("main_menu_item"), "menu"),
                   (say("abandon"), "abandon"), (say("back"), "back")]
         return items
@@ -189,6 +191,8 @@ class TurnMenu(Mode):
             return UndoConfirm(back=self)
         if action == "undo_throw":
             return ThrowUndoConfirm(back=self)
+        if action == "hint":
+            return hint.Hint.of(app, back=self)
         if action == "table":
             return ScoreTable(back=self)
         if action == "menu":

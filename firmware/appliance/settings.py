@@ -26,3 +26,4 @@ class GameDefaults:
     stake_per_point: float = 0.0
     currency: str = ""
     options: dict[str, Any] = field(default_factory=dict)
+    tournament: bool = False  # no hints from the advisor

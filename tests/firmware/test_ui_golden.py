@@ -142,6 +142,9 @@ CASES = {
     "fairness_few_en": (MessageScreen(T("fairness"), (T("fairness_all", n=120, p=" 0.412"), "1:61 2:58 3:65",
                                                       "4:59 5:62 6:55", T("fairness_few", n=120, need=600)),
                                       icon="dice"), "en"),
+    "hint_es": (MessageScreen(T("hint"), (N("guardar 6 6 6", "keep 6 6 6"), T("hint_expected", x="171.4"),
+                                          N("anotar Full 30", "fill Full house 30"), T("hint_expected", x="168.9")),
+                              icon="info"), "es"),
     "scoreboard_es": (QrScreen(T("scoreboard"), (T("scoreboard_open"),), BAR_URL, qr_modules(BAR_URL)), "es"),
     "scoreboard_en": (QrScreen(T("scoreboard"), (T("scoreboard_open"),), BAR_URL, qr_modules(BAR_URL)), "en"),
 }
