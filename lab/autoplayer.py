@@ -22,16 +22,22 @@ It is a `ButtonSource` (events() / close()) fed by the service it plays on.
 from __future__ import annotations
 
 import itertools
+import logging
 import math
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
+from engine import score_options
+from firmware.appliance import corrections, menus, play
 from hardware.buttons import Press
+
+log = logging.getLogger("lab.autoplayer")
 
 REACT_S = 0.6  # a person looks at the screen this long after the dice stop
 PRESS_GAP_S = 0.15  # and presses no faster than this
 READ_S = 0.4  # a new screen (another mode, a new event) is read this long before a press
 FINAL_TABLE_S = 2.5  # the final table is looked at a while before it is closed
+PROGRESS_EVERY_S = 0.25  # session seconds between two "session t=" lines (the soak aims its kills by them)
 
 
 @dataclass
@@ -53,6 +59,7 @@ class TruthPlayer:
     _turn_cache: tuple[tuple[str, int], list[dict[str, Any]]] = (("", -1), [])
     _seen: tuple[str, int] = ("", -1)  # the screen being read: mode and events recorded
     _seen_since: float = 0.0
+    _next_progress_t: float = float("-inf")
 
     def __post_init__(self) -> None:
         # Each throw or turn-over of the script comes to rest once: pair the two.
@@ -68,6 +75,7 @@ class TruthPlayer:
         if service is None:
             return []
         t = service.frame_t
+        self._progress(t)
         app = service.app
         seen = (type(app.mode).__name__, app.session.events if app.session is not None else -1)
         if seen != self._seen:
@@ -85,6 +93,15 @@ class TruthPlayer:
 
     def close(self) -> None:
         pass
+
+    def _progress(self, t: float) -> None:
+        """Say how far the replay got, in session time, every PROGRESS_EVERY_S: the soak kills
+        the service when the replay (not the wall clock) reaches a moment, and judges a game
+        stuck by how far past its due event the replay really went, so a slow machine only
+        delays the kills."""
+        if t >= self._next_progress_t:
+            log.info("session t=%.3f", t)
+            self._next_progress_t = t + PROGRESS_EVERY_S
 
     def script(self) -> str:
         """The presses made, as a ScriptedButtons file (session times)."""
@@ -120,8 +137,6 @@ class TruthPlayer:
     # -- deciding -------------------------------------------------------------------------------------
 
     def _decide(self, app: Any, t: float) -> tuple[str, str] | None:
-        from firmware.appliance import corrections, menus, play
-
         mode = app.mode
         if app.covered:
             return "ok", "short"
@@ -173,8 +188,6 @@ class TruthPlayer:
         return self._value_press(mode._choice(app, index), value)
 
     def _yes_no(self, mode: Any, t: float) -> tuple[str, str]:
-        from firmware.appliance import corrections
-
         r = mode.dice[min(mode.asked, len(mode.dice) - 1)]
         truth = self._true_die(t, mode.seen.reading.dice[r].center)
         moved = truth["moved"] if truth else "thrown"
@@ -249,8 +262,6 @@ class TruthPlayer:
         return step.get("score")
 
     def _turn(self, app: Any, mode: Any, t: float) -> tuple[str, str] | None:
-        from engine import score_options
-
         session = app.session
         if self._undo_due(app, t):
             self._undoing = True

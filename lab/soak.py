@@ -11,14 +11,17 @@ pressing the buttons in every run: it looks at the screen and the dice, as the p
 would after a restart. `--scripted-buttons` replays the presses of a rehearsal blind
 instead (as the old soak did).
 
-First an uninterrupted run plays the game: the reference, event by event, and the time
-line (wall seconds after READY for each session second) used to aim the kills. Then games
-are played in one state directory that keeps every game, so the log grows for the whole
-soak, and with a small WAL auto-checkpoint (64 pages) every game passes several
-checkpoints. For each game a number of kill moments are drawn uniformly over the game's
-session time; each run is started on the session from where the last one left off, and
-killed with SIGKILL when the reference time line says the replay has reached the next
-moment (counted from READY, so kills land in play, not in start-up). After every kill:
+First an uninterrupted run plays the game: the reference, event by event, and the session
+time at which each event was recorded. Then games are played in one state directory that
+keeps every game, so the log grows for the whole soak, and with a small WAL auto-checkpoint
+(64 pages) every game passes several checkpoints. For each game a number of kill moments
+are drawn uniformly over the game's session time; each run is started on the session from
+where the last one left off, and killed with SIGKILL when the replay reaches the next
+moment: the simulated player reports the replay's session time ("session t=..." every
+0.25 s of it), so a slow or loaded machine only makes the kills come later on the wall
+clock, never earlier in the game. (With `--scripted-buttons` there are no such reports: the
+kills are aimed by the uninterrupted run's wall-clock time line, counted from READY.)
+After every kill:
 
 - `PRAGMA integrity_check` on a copy of the log (the copy, so that the check does not
   checkpoint the hot WAL the next start must recover);
@@ -27,10 +30,13 @@ moment (counted from READY, so kills land in play, not in start-up). After every
   the commit, before the screen shows it) is in the log;
 - the game's events so far are, one by one, the first events of the reference.
 
-The last run of a game is not killed: the game must end with exactly the reference's events.
-Every divergence is printed the moment it is found (game, run, the first differing event:
-expected against got), so a soak's log explains itself. The exit status is 0 only with no event lost, no integrity failure, nothing moved aside,
-no divergence and the reference game played to its end.
+A killed run that recorded nothing though the replay went STUCK_S past the session time at
+which the reference recorded the next event (how far it went as the service reported it) is
+a stuck game: a divergence, and the game ends there. The last run of a game is not killed:
+the game must end with exactly the reference's events. Every divergence is printed the
+moment it is found (game, run, the first differing event: expected against got), so a
+soak's log explains itself. The exit status is 0 only with no event lost, no integrity
+failure, nothing moved aside, no divergence and the reference game played to its end.
 """
 
 from __future__ import annotations
@@ -47,6 +53,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
+from firmware.eventlog import DB_NAME, EventLog
+from lab.demo import session_config
+from lab.scripted_game import make_scripted_session, render_session, write_button_script
 from lab.soak_game import CONFIG, SOAK_GAME, SOAK_SEED
 from lab.soak_log import LogCheck, check_log, describe_difference, finished, wal_checkpoint_sequence
 from lab.soak_service import Run, Timeline, run_service, trimmed_session
@@ -148,8 +157,6 @@ class Soak:
         return path
 
     def play_game(self, kills: int) -> None:
-        from lab.scripted_game import write_button_script
-
         result = self.result
         result.games += 1
         number = result.games
@@ -171,13 +178,10 @@ class Soak:
                 part / "buttons.txt", self.presses, after=resume_after)
             while moments and moments[0] <= max(resume_after, 0.0):
                 moments.pop(0)  # the replay is already past it
-            delay, target = None, None
-            if moments:
-                target = moments.pop(0)
-                delay = self.timeline(target) - self.timeline(max(resume_after, 0.0))
+            target = moments.pop(0) if moments else None
             recorded_before = len(log.events.get(game_id, [])) if restart > 1 and game_id else 0
             run = run_service(part, self.state_dir, replay, player=self._player(part, games_before),
-                              buttons=buttons, kill_after_ready=delay, config_text=self.config_text)
+                              buttons=buttons, config_text=self.config_text, **self._kill(target, resume_after))
             result.runs += 1
             self._wal(clean_exit=not run.killed and run.code == 0)
             log = check_log(self.state_dir, here / "check")
@@ -192,10 +196,11 @@ class Soak:
                     resume_after = max(resume_after, max(last_t))
                 recorded = len(log.events.get(game_id, []))
                 shutil.rmtree(part / "session", ignore_errors=True)
-                if self._stuck(recorded_before, recorded, target):
+                if self._stuck(recorded_before, recorded, run.reached):
                     kind = self.reference[recorded]["type"] if recorded < len(self.reference) else "end"
-                    self._diverged(f"game {number}, run {restart}: stuck before event {recorded} ({kind}):"
-                                   f" the replay went {STUCK_S:g} s past it and nothing was recorded")
+                    self._diverged(f"game {number}, run {restart}: stuck before event {recorded} ({kind}), due at"
+                                   f" session {self.reference_t[recorded]:.1f} s: the replay reached"
+                                   f" {run.reached:.1f} s and nothing was recorded")
                     return
                 resume_after = self._tray_cleared_meanwhile(resume_after, recorded)
                 continue
@@ -218,10 +223,22 @@ class Soak:
         if self.log:
             print(f"DIVERGED {text}", file=self.log, flush=True)
 
+    def _kill(self, target: float | None, resume_after: float) -> dict[str, float | None]:
+        """How run_service kills this run: when the replay reaches the session time `target`
+        (the simulated player reports it), or, with a button script (no reports), when the
+        uninterrupted run's time line says it should have."""
+        if target is None:
+            return {}
+        if self.player_steps is not None:
+            return {"kill_at": target}
+        return {"kill_after_ready": self.timeline(target) - self.timeline(max(resume_after, 0.0))}
+
     def _stuck(self, before: int, after: int, reached: float | None) -> bool:
-        """A run that recorded nothing though the replay went well past the moment the
-        uninterrupted run recorded its next event: the game is stuck there (the rest of the
-        game's kills would only hit it again)."""
+        """A run that recorded nothing though the replay (as far as the service itself said it
+        got, in session time) went well past the moment the uninterrupted run recorded its next
+        event: the game is stuck there (the rest of the game's kills would only hit it again).
+        With no report of how far the replay got (a button script) nothing is judged stuck here;
+        the game's end is still compared with the reference."""
         if after != before or after >= len(self.reference_t) or reached is None:
             return False
         return reached > self.reference_t[after] + STUCK_S
@@ -253,8 +270,6 @@ class Soak:
         return t
 
     def _abandon(self, game_id: str) -> None:
-        from firmware.eventlog import EventLog
-
         with EventLog.open(self.state_dir) as log:
             log.end_game(game_id)
 
@@ -288,8 +303,6 @@ class Soak:
     def _wal(self, clean_exit: bool) -> None:
         """Count WAL checkpoints: the header's sequence grows at each restart of the WAL after
         one, and starts from 0 in a new WAL file (after a clean close checkpointed and removed it)."""
-        from firmware.eventlog import DB_NAME
-
         wal = self.state_dir / f"{DB_NAME}-wal"
         size = wal.stat().st_size if wal.exists() else 0
         self.result.wal_peak_bytes = max(self.result.wal_peak_bytes, size)
@@ -319,9 +332,6 @@ def run_soak(kills: int, work: Path, seed: int = 1, game: Sequence[dict[str, Any
              kills_per_game: tuple[int, int] = (15, 25), simulated: bool = True, config_text: str = CONFIG,
              session_seed: int = SOAK_SEED, log: Any = None) -> SoakResult:
     """Kill the service `kills` times over as many games as that takes (see the module)."""
-    from lab.demo import session_config
-    from lab.scripted_game import make_scripted_session, render_session
-
     started = time.monotonic()
     result = SoakResult()
     rng = random.Random(seed)
@@ -343,8 +353,6 @@ def run_soak(kills: int, work: Path, seed: int = 1, game: Sequence[dict[str, Any
         player.write_text(json.dumps({"steps": steps, "games_before": 0}), encoding="utf-8")
     buttons = None
     if not simulated:
-        from lab.scripted_game import write_button_script
-
         buttons = write_button_script(reference_dir / "buttons.txt", presses)
     run = run_service(reference_dir, reference_dir / "state", session, player=player, buttons=buttons,
                       kill_after_ready=None, config_text=config_text)
@@ -380,8 +388,6 @@ def run_soak(kills: int, work: Path, seed: int = 1, game: Sequence[dict[str, Any
         if barren >= 5:  # the kill moments keep landing after the game's end: something is wrong
             result.diverged.append(f"games {result.games - 4} to {result.games}: no kill landed")
             break
-    from firmware.eventlog import DB_NAME
-
     result.log_bytes = sum(p.stat().st_size for p in soak.state_dir.glob(f"{DB_NAME}*"))
     result.seconds = time.monotonic() - started
     return result

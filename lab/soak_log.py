@@ -13,6 +13,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
+import engine
+from firmware.eventlog import DB_NAME
+
 
 @dataclass
 class LogCheck:
@@ -25,8 +28,6 @@ class LogCheck:
 def check_log(state_dir: Path, scratch: Path) -> LogCheck:
     """Integrity and contents of the log as it lies after a kill, read from a copy so the
     next start finds the files exactly as the kill left them."""
-    from firmware.eventlog import DB_NAME
-
     if scratch.exists():
         shutil.rmtree(scratch)
     scratch.mkdir(parents=True)
@@ -59,8 +60,6 @@ def check_log(state_dir: Path, scratch: Path) -> LogCheck:
 
 def wal_checkpoint_sequence(state_dir: Path) -> int | None:
     """The WAL header's checkpoint sequence number (it grows at each restart of the WAL)."""
-    from firmware.eventlog import DB_NAME
-
     try:
         with open(state_dir / f"{DB_NAME}-wal", "rb") as wal:
             header = wal.read(16)
@@ -70,8 +69,6 @@ def wal_checkpoint_sequence(state_dir: Path) -> int | None:
 
 
 def finished(events: Sequence[dict[str, Any]]) -> bool:
-    import engine
-
     try:
         return bool(events) and engine.replay(events).finished
     except engine.RuleError:

@@ -1,6 +1,8 @@
 """The soak's runs of the real service: `cubilete run` on a replayed session with the
-simulated player (or a button script), killed with SIGKILL a given time after it said READY,
-its journal lines read as they come (a "recorded game=... seq=..." line is a confirmed event).
+simulated player (or a button script), killed with SIGKILL when the replay reaches a given
+session time (or, with a button script, a given wall time after it said READY), its journal
+lines read as they come (a "recorded game=... seq=..." line is a confirmed event, a
+"session t=..." line of the simulated player how far the replay got).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from typing import Any, Sequence
 from lab.soak_game import CONFIG
 
 RECORDED = re.compile(r"recorded game=(\S+) seq=(\d+) type=(\S+) t=([-0-9.]+)")
+PROGRESS = re.compile(r"session t=([-0-9.]+)")
 READY = "ready:"
 WAL_AUTOCHECKPOINT = 64  # pages: a checkpoint every 25 or so events
 RUN_TIMEOUT_S = 600.0
@@ -34,6 +37,7 @@ class Run:
     stderr: str
     ready_s: float | None  # wall seconds from start to READY (None: never ready)
     timeline: list[tuple[float, float]] = field(default_factory=list)  # (wall s after READY, session t)
+    reached: float | None = None  # the last session time the service reported (None: it reports none)
 
 
 def trimmed_session(source: Path, target: Path, after: float) -> Path:
@@ -58,9 +62,12 @@ def trimmed_session(source: Path, target: Path, after: float) -> Path:
 class StderrWatch:
     """The service's stderr, line by line with the wall time each came, in a thread."""
 
-    def __init__(self, stream: Any, copy: Path) -> None:
+    def __init__(self, stream: Any, copy: Path, kill_at: float | None = None) -> None:
         self.lines: list[tuple[float, str]] = []
         self.ready = threading.Event()
+        self.reached: float | None = None  # the last session time the service reported
+        self.at_kill = threading.Event()  # the service reported a session time >= kill_at
+        self._kill_at = kill_at
         self._copy = copy
         self._thread = threading.Thread(target=self._read, args=(stream,), daemon=True)
         self._thread.start()
@@ -72,15 +79,23 @@ class StderrWatch:
                 copy.write(line)
                 if READY in line:
                     self.ready.set()
+                progress = PROGRESS.search(line)
+                if progress:
+                    t = float(progress[1])
+                    self.reached = t if self.reached is None else max(self.reached, t)
+                    if self._kill_at is not None and t >= self._kill_at:
+                        self.at_kill.set()
 
     def join(self) -> None:
         self._thread.join(timeout=30)
 
 
 def run_service(work: Path, state_dir: Path, session: Path, *, player: Path | None, buttons: Path | None,
-                kill_after_ready: float | None, config_text: str = CONFIG,
+                kill_at: float | None = None, kill_after_ready: float | None = None, config_text: str = CONFIG,
                 wal_autocheckpoint: int | None = WAL_AUTOCHECKPOINT) -> Run:
-    """`cubilete run` on a replayed session; SIGKILL `kill_after_ready` seconds after READY."""
+    """`cubilete run` on a replayed session; SIGKILL when the simulated player reports that the
+    replay reached session time `kill_at`, or (a button script: no such reports)
+    `kill_after_ready` wall seconds after READY. Neither: the run goes to the session's end."""
     config = work / "soak.toml"
     config.write_text(config_text.format(language="es"), encoding="utf-8")
     presses = ["--player", str(player)] if player is not None else ["--buttons", f"script:{buttons}"]
@@ -92,16 +107,22 @@ def run_service(work: Path, state_dir: Path, session: Path, *, player: Path | No
     started = time.monotonic()
     proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
                             errors="replace")
-    watch = StderrWatch(proc.stderr, work / "run.err")
+    watch = StderrWatch(proc.stderr, work / "run.err", kill_at)
     killed = False
     deadline = started + RUN_TIMEOUT_S
-    if kill_after_ready is not None:
+    if kill_at is not None or kill_after_ready is not None:
         while not watch.ready.wait(0.05):
             if proc.poll() is not None or time.monotonic() > deadline:
                 break
         if proc.poll() is None and watch.ready.is_set():
-            time.sleep(max(0.0, kill_after_ready))
-            if proc.poll() is None:
+            if kill_at is not None:
+                # however slowly the replay goes: the moment is a moment of the game, not of the wall
+                while not watch.at_kill.wait(0.05):
+                    if proc.poll() is not None or time.monotonic() > deadline:
+                        break
+            else:
+                time.sleep(max(0.0, kill_after_ready or 0.0))
+            if proc.poll() is None and (kill_at is None or watch.at_kill.is_set()):
                 proc.send_signal(signal.SIGKILL)
                 killed = True
     try:
@@ -119,7 +140,7 @@ def run_service(work: Path, state_dir: Path, session: Path, *, player: Path | No
             if ready_at is not None:
                 timeline.append((at - ready_at, float(found[4])))
     return Run(confirmed, killed, proc.returncode, "".join(line for _, line in watch.lines),
-               None if ready_at is None else ready_at - started, timeline)
+               None if ready_at is None else ready_at - started, timeline, watch.reached)
 
 
 class Timeline:

@@ -37,15 +37,6 @@ DEFERRED = {
     ("hardware.display", "luma.oled.device"),
     ("hardware.display", "luma.core.error"),
     ("hardware.display", "luma.core.device"),
-    # Left as they were while the soak's own fixes (branch issue-15-soak) are in flight in
-    # these files; to be moved to the top once that branch is merged.
-    ("lab.autoplayer", "engine"),
-    ("lab.autoplayer", "firmware.appliance"),
-    ("lab.soak", "firmware.eventlog"),
-    ("lab.soak", "lab.demo"),
-    ("lab.soak", "lab.scripted_game"),
-    ("lab.soak_log", "engine"),
-    ("lab.soak_log", "firmware.eventlog"),
 }
 
 
