@@ -14,7 +14,7 @@ instead (as the old soak did).
 First an uninterrupted run plays the game: the reference, event by event, and the session
 time at which each event was recorded. Then games are played in one state directory that
 keeps every game, so the log grows for the whole soak, and with a small WAL auto-checkpoint
-(64 pages) every game passes several checkpoints. For each game a number of kill moments
+(16 pages) every game passes several checkpoints. For each game a number of kill moments
 are drawn uniformly over the game's session time; each run is started on the session from
 where the last one left off, and killed with SIGKILL when the replay reaches the next
 moment: the simulated player reports the replay's session time ("session t=..." every

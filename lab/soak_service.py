@@ -25,7 +25,7 @@ from lab.soak_game import CONFIG
 RECORDED = re.compile(r"recorded game=(\S+) seq=(\d+) type=(\S+) t=([-0-9.]+)")
 PROGRESS = re.compile(r"session t=([-0-9.]+)")
 READY = "ready:"
-WAL_AUTOCHECKPOINT = 64  # pages: a checkpoint every 25 or so events
+WAL_AUTOCHECKPOINT = 16  # pages (64 kB): a game of ~63 events grows the WAL to ~250 kB, so passes several
 RUN_TIMEOUT_S = 600.0
 
 
