@@ -215,7 +215,8 @@ def test_a_die_whose_value_changes_with_the_window_scale_is_never_sure(monkeypat
         return np.stack(rows)
 
     monkeypatch.setattr(reader, "classify_dice", fake_classify_dice)
-    probs, steady = reader.classify(np.zeros((200, 400, 3), np.uint8), found)
+    image = np.zeros((200, 400, 3), np.uint8)
+    probs, steady = reader.second_looks(image, found, reader.classify(image, found))
     assert steady.tolist() == [True, False]
     assert reader.die_reading(found[0], probs[0], unsteady=not steady[0]).sure
     unsteady = reader.die_reading(found[1], probs[1], unsteady=not steady[1])

@@ -84,25 +84,28 @@ def load_models() -> None:
     classify_dice(blank, [((160.0, 120.0), 40.0, 0.0)])
 
 
-def classify(image: np.ndarray, found: list[Detection]) -> tuple[np.ndarray, np.ndarray]:
-    """N x 8 probabilities (0 not a die, 1..6 values, 7 cocked: see `classifier`) and, per
-    detection, whether its window reads the same value at every scale of SCALE_LOOKS.
+def classify(image: np.ndarray, found: list[Detection]) -> np.ndarray:
+    """N x 8 probabilities: 0 not a die, 1..6 values, 7 cocked (see `classifier`)."""
+    return classify_dice(image, [(d.center, d.size, d.angle) for d in found])
 
-    A die read at its detected size and again in windows a little smaller and larger shows
-    the same face; a reading that changes with the window (a pip taken for a whole die, a
-    neighbour's pips at the edge, a face the network has never seen) is a guess. Where the
-    looks disagree the values are the looks' mean and the die cannot be sure."""
-    boxes = [(d.center, d.size, d.angle) for d in found]
-    if not boxes:
-        return classify_dice(image, boxes), np.zeros(0, bool)
-    first = classify_dice(image, boxes)
+
+def second_looks(image: np.ndarray, dice: list[Detection], first: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The dice's probabilities after reading each again at every scale of SCALE_LOOKS, and
+    per die whether its value stayed the same in every window.
+
+    A die read at its detected size and again in windows a little larger shows the same
+    face; a reading that changes with the window (a pip taken for a whole die, a neighbour's
+    pips at the edge, a face the network has never seen) is a guess. Where the looks disagree
+    the values are the looks' mean and the die cannot be sure; whether there is a die, and a
+    cocked one, stays the first look's. Only the dice kept are looked at again."""
+    if not dice:
+        return first, np.zeros(0, bool)
     # the other scales are read once each, without the quarter turns the first look may take
-    again = classify_dice(image, [(c, size * k, a) for k in SCALE_LOOKS for c, size, a in boxes], tta=False)
-    looks = np.concatenate([first, again]).reshape(1 + len(SCALE_LOOKS), len(boxes), -1)
+    again = classify_dice(image, [(d.center, d.size * k, d.angle) for k in SCALE_LOOKS for d in dice], tta=False)
+    looks = np.concatenate([first, again]).reshape(1 + len(SCALE_LOOKS), len(dice), -1)
     best = looks[:, :, 1:7].argmax(axis=2)
     steady = (best == best[0]).all(axis=0)
     probabilities = looks[0].copy()
-    # only the values are averaged: whether there is a die, and a cocked one, is the first look's
     values = looks[:, ~steady, 1:7] / np.maximum(looks[:, ~steady, 1:7].sum(axis=2, keepdims=True), 1e-9)
     probabilities[~steady, 1:7] = values.mean(axis=0) * probabilities[~steady, 1:7].sum(axis=1, keepdims=True)
     return probabilities, steady
@@ -156,10 +159,11 @@ def read_bgr(img: np.ndarray, expected: int | None, outline: np.ndarray | None =
     found = detect(img, SURE_DETECTION if expected is None else EXPECTED_FLOOR)
     if outline is not None:
         found = [d for d in found if cv2.pointPolygonTest(outline, (float(d.center[0]), float(d.center[1])), False) >= 0]
-    probabilities, steady = classify(img, found)
-    kept, guessed = select_dice(found, probabilities, expected)
+    first = classify(img, found)
+    kept, guessed = select_dice(found, first, expected)
     kept.sort(key=lambda i: (round(found[i].center[1] / max(found[i].size, 1.0)), found[i].center[0]))
-    dice = [die_reading(found[i], probabilities[i], i in guessed, unsteady=not steady[i]) for i in kept]
+    probabilities, steady = second_looks(img, [found[i] for i in kept], first[kept])
+    dice = [die_reading(found[i], p, i in guessed, unsteady=not s) for i, p, s in zip(kept, probabilities, steady)]
     return Reading(tuple(dice), tuple(problems_of(dice, expected)))
 
 
