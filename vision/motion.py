@@ -16,10 +16,11 @@ What a bar camera sees, and how this copes:
   (same colour, less light) is a shadow, not a thing in the tray.
 - A shadow lying on the tray in the first frame (the device started while someone stood
   by) is learnt as the empty tray; when it goes, the tray there is uniformly brighter than
-  that background, with the same texture, and bigger than a few dice. Such a patch is the
-  shadow's ghost: the background is healed there at once (a thing brighter than the tray,
-  a white die or a sleeve, brings outlines and pips, so its texture differs, and a die's
-  plain white face is too small to be taken for a ghost: it stays foreground).
+  that background, with the same texture, and bigger than a few dice, or touching the edge
+  of the view or a ghost healed before (what is left of the shadow as it goes). Such a
+  patch is the shadow's ghost: the background is healed there at once (a thing brighter
+  than the tray, a white die or a sleeve, brings outlines and pips, so its texture differs,
+  and a die's plain white face is too small to be taken for a ghost: it stays foreground).
 - The background (the empty tray) adapts slowly, and only where nothing is in the tray,
   so dice that lie still for minutes stay foreground.
 - Hands, arms and cups are big foreground blobs, or blobs that cross the edge of the view;
@@ -51,6 +52,7 @@ class MotionConfig:
     shadow_colour_tolerance: float = 0.12  # ... and by the same factor in every channel
     lifted_texture_max: float = 0.1  # share of a uniformly lighter patch whose texture changed, at most, for a ghost
     lifted_min_dice: float = 4.0  # ... and its area, at least, in dice (a die's plain face is no ghost)
+    lifted_colour_spread: float = 0.15  # ... and its channels lifted alike: median (max - min) / mean ratio, at most
     background_time_constant_s: float = 3.0  # how fast the empty tray follows the light
     reference_refresh_s: float = 2.0  # a still scene is compared with itself this long ago at most
     default_die_fraction: float = 0.09  # die side / frame width until a reading says better
@@ -285,12 +287,23 @@ class MotionDetector:
         area = stats[:, cv2.CC_STAT_AREA]
         flat = changed <= self.config.lifted_texture_max * area
         big = area >= self.config.lifted_min_dice * self.die_side_small() ** 2
-        # what is left of a shadow as it goes touches where its ghost was healed before
+        # what is left of a shadow as it goes touches where its ghost was healed before, or
+        # the edge of the view, where shadows come and go (a die lying across it is foreign anyway)
         touching = np.zeros(count, bool)
         if state.healed is not None:
             touching[np.unique(labels[(state.healed > 0) & (lifted > 0)])] = True
-        ghost = flat & (big | touching)
+        height, width = lifted.shape
+        x0, y0 = stats[:, cv2.CC_STAT_LEFT], stats[:, cv2.CC_STAT_TOP]
+        on_edge = ((x0 == 0) | (y0 == 0) | (x0 + stats[:, cv2.CC_STAT_WIDTH] == width)
+                   | (y0 + stats[:, cv2.CC_STAT_HEIGHT] == height))
+        ghost = flat & (big | touching | on_edge)
         ghost[0] = False
+        # a shadow going lifts every channel by the same factor; a hand or a sleeve brighter
+        # than the tray passes the loose per-pixel test above but is tinted as a whole (skin
+        # over an olive cloth: red lifted a third more than green)
+        spread = (brightest - darkest) * (3.0 / (b + g + r + 1e-6))
+        for label in np.nonzero(ghost)[0]:
+            ghost[label] = float(np.median(spread[labels == label])) <= self.config.lifted_colour_spread
         if not ghost.any():
             state.healed = None  # the shadow has gone: a flat patch that comes later is no part of it
             return
