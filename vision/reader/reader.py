@@ -42,6 +42,8 @@ KEEP_SCORE = 0.6  # with too many, detections below this score are dropped, weak
 GUESSED_SIZE_RATIO = 1.6  # a die added for the count is within this factor of the found dice' size
 COCKED_SCORE = 0.5  # detector cocked probability from which a die is reported cocked
 SCALE_LOOKS = (1.25, 1.5)  # each die's window read again at these multiples of its size
+LOOK_AGREEMENT = 0.8  # a die is steady when every look gives its value at least this share
+DOUBTED_DIE = 0.2  # a die the classifier calls "not a die" with this probability is never sure
 
 
 def as_bgr(image: object) -> tuple[np.ndarray | None, str]:
@@ -95,7 +97,8 @@ def second_looks(image: np.ndarray, dice: list[Detection], first: np.ndarray) ->
 
     A die read at its detected size and again in windows a little larger shows the same
     face; a reading that changes with the window (a pip taken for a whole die, a neighbour's
-    pips at the edge, a face the network has never seen) is a guess. Where the looks disagree
+    pips at the edge, a face the network has never seen), or that any look gives less than
+    LOOK_AGREEMENT of the value's share, is a guess. Where the looks disagree
     the values are the looks' mean and the die cannot be sure; whether there is a die, and a
     cocked one, stays the first look's. Only the dice kept are looked at again."""
     if not dice:
@@ -103,8 +106,9 @@ def second_looks(image: np.ndarray, dice: list[Detection], first: np.ndarray) ->
     # the other scales are read once each, without the quarter turns the first look may take
     again = classify_dice(image, [(d.center, d.size * k, d.angle) for k in SCALE_LOOKS for d in dice], tta=False)
     looks = np.concatenate([first, again]).reshape(1 + len(SCALE_LOOKS), len(dice), -1)
-    best = looks[:, :, 1:7].argmax(axis=2)
-    steady = (best == best[0]).all(axis=0)
+    shares = looks[:, :, 1:7] / np.maximum(looks[:, :, 1:7].sum(axis=2, keepdims=True), 1e-9)
+    value = shares[0].argmax(axis=1)
+    steady = (shares[:, np.arange(len(dice)), value] >= LOOK_AGREEMENT).all(axis=0)
     probabilities = looks[0].copy()
     values = looks[:, ~steady, 1:7] / np.maximum(looks[:, ~steady, 1:7].sum(axis=2, keepdims=True), 1e-9)
     probabilities[~steady, 1:7] = values.mean(axis=0) * probabilities[~steady, 1:7].sum(axis=1, keepdims=True)
@@ -200,8 +204,9 @@ def die_reading(d: Detection, probabilities: np.ndarray, guessed: bool = False, 
 
     The confidence is the probability of the best value among the six values, so it says
     how sure the reading of the top face is once we know a die is there; a die kept only
-    because the expected count asked for it, or one whose value changed with the window's
-    scale (`unsteady`), is never sure. A die the
+    because the expected count asked for it, one whose value changed with the window's
+    scale (`unsteady`), or one the classifier doubts is a die (DOUBTED_DIE), is never sure.
+    A die the
     detector or the classifier sees leaning is cocked (its value still the best guess, for
     the players to see)."""
     values = probabilities[1:7] / max(float(probabilities[1:7].sum()), 1e-9)
@@ -209,7 +214,9 @@ def die_reading(d: Detection, probabilities: np.ndarray, guessed: bool = False, 
     confidence = float(values[ranked[0]])
     if guessed:
         confidence = min(confidence, d.score, 1.0 - float(probabilities[0]), SURE_CONFIDENCE - 0.01)
-    if unsteady:
+    if unsteady or float(probabilities[0]) >= DOUBTED_DIE:
+        # a value read surely off something that may be no die at all (a pip on a black die,
+        # a letter) is no sure reading of a die
         confidence = min(confidence, SURE_CONFIDENCE - 0.01)
     alternatives = tuple(int(v) + 1 for v in ranked[1:] if values[v] >= 0.05)
     if confidence < SURE_CONFIDENCE and not alternatives:
