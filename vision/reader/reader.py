@@ -27,7 +27,7 @@ from typing import Sequence
 import cv2
 import numpy as np
 
-from vision.reader.classifier import classify_dice
+from vision.reader.classifier import CLASS_NAMES, classify_dice
 from vision.reader.detector import Detection, detect
 from vision.reading import SURE_CONFIDENCE, DieReading, Problem, Reading, die_problems
 
@@ -163,12 +163,31 @@ def read_bgr(img: np.ndarray, expected: int | None, outline: np.ndarray | None =
     found = detect(img, SURE_DETECTION if expected is None else EXPECTED_FLOOR)
     if outline is not None:
         found = [d for d in found if cv2.pointPolygonTest(outline, (float(d.center[0]), float(d.center[1])), False) >= 0]
-    first = classify(img, found)
-    kept, guessed = select_dice(found, first, expected)
+    first, kept, guessed = classified(img, found, expected)
     kept.sort(key=lambda i: (round(found[i].center[1] / max(found[i].size, 1.0)), found[i].center[0]))
     probabilities, steady = second_looks(img, [found[i] for i in kept], first[kept])
     dice = [die_reading(found[i], p, i in guessed, unsteady=not s) for i, p, s in zip(kept, probabilities, steady)]
     return Reading(tuple(dice), tuple(problems_of(dice, expected)))
+
+
+def classified(img: np.ndarray, found: list[Detection], expected: int | None
+               ) -> tuple[np.ndarray, list[int], set[int]]:
+    """The classifier's probabilities for the detections, and `select_dice`'s choice.
+
+    Only detections that can be kept are read: the sure ones first, and the doubtful ones
+    only when the sure ones fall short of the expected count (they can only fill it). Those
+    left unread count as "not a die" and are never kept, so the choice is the one reading
+    every detection would give."""
+    first = np.zeros((len(found), len(CLASS_NAMES)), np.float32)
+    first[:, 0] = 1.0
+    sure = [i for i, d in enumerate(found) if d.score >= SURE_DETECTION]
+    first[sure] = classify(img, [found[i] for i in sure])
+    kept, guessed = select_dice(found, first, expected)
+    doubtful = [i for i, d in enumerate(found) if d.score < SURE_DETECTION]
+    if expected is not None and kept and len(kept) < expected and doubtful:
+        first[doubtful] = classify(img, [found[i] for i in doubtful])
+        kept, guessed = select_dice(found, first, expected)
+    return first, kept, guessed
 
 
 def select_dice(found: list[Detection], probabilities: np.ndarray, expected: int | None) -> tuple[list[int], set[int]]:
