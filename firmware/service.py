@@ -124,7 +124,7 @@ def scoreboard_url(web: WebConfig, hostname: str | None = None) -> str | None:
 def game_defaults(config: Config) -> GameDefaults:
     g = config.game
     return GameDefaults(game=g.game, players=g.players, names=g.names, order=g.order,
-                        stake_per_point=g.stake_per_point, currency=g.currency, options=dict(g.options),
+                        stake_per_point=g.stake_per_point, money=config.device.money_style(), options=dict(g.options),
                         tournament=g.tournament)
 
 

@@ -20,7 +20,7 @@ from firmware.appliance.inputs import Press, ThrowSeen
 from firmware.appliance.mode import Appliance, Mode, is_back, is_ok, step
 from firmware.appliance.rolloff import RollOff
 from firmware.appliance.session import GameSession
-from firmware.appliance.views import final_rows, stake_label
+from firmware.appliance.views import brightness_label, final_rows, next_brightness, stake_label
 from firmware.ui.catalogue import option_label, say, value_label
 from firmware.fairness_report import FairnessReport, fairness_report, today
 from firmware.ui.qr import qr_modules
@@ -30,7 +30,6 @@ from firmware.ui.screens import (ConfirmScreen, GameOverScreen, Label, MenuItem,
 GAME_IDS = tuple(engine.GAMES)
 STAKES = (Decimal(0), Decimal("0.01"), Decimal("0.05"), Decimal("0.1"), Decimal("0.25"), Decimal("0.5"),
           Decimal(1), Decimal(2), Decimal(5), Decimal(10), Decimal(20), Decimal(50), Decimal(100))
-CONTRASTS = (16, 64, 128, 200, 255)
 
 
 @dataclass(frozen=True)
@@ -172,7 +171,7 @@ class NewGameMenu(ListMenu):
         if self.offers_partnerships:
             items.append(Item(say("partnerships"), value_label(self.partnerships), change=self._toggle_partners))
         items += [
-            Item(say("stake"), stake_label(self.stake, app.defaults.currency), change=self._change_stake),
+            Item(say("stake"), stake_label(self.stake, app.defaults.money), change=self._change_stake),
             Item(say("order"), say("order_roll_off") if self.order == "roll-off" else say("order_fixed"),
                  change=self._change_order),
             Item(say("start"), action=self._start),
@@ -284,8 +283,8 @@ class SettingsMenu(ListMenu):
         return [
             Item(say("language"), "Español" if prefs.language == "es" else "English",
                  change=lambda a, d: a.set_prefs(replace(a.prefs, language=_cycle(("es", "en"), a.prefs.language, d)))),
-            Item(say("contrast"), str(prefs.contrast),
-                 change=lambda a, d: a.set_prefs(replace(a.prefs, contrast=_cycle(CONTRASTS, a.prefs.contrast, d)))),
+            Item(say("contrast"), brightness_label(prefs.contrast),
+                 change=lambda a, d: a.set_prefs(replace(a.prefs, contrast=next_brightness(a.prefs.contrast, d)))),
             Item(say("camera_test"), action=lambda a: CameraTest(back=self)),
             *([Item(say("scoreboard"), action=lambda a: Scoreboard(back=self))] if app.scoreboard_url else []),
             Item(say("fairness"), "!" if app.dice_warning else None, action=lambda a: DiceFairness.load(a, self)),
@@ -411,7 +410,7 @@ class LastGame(Mode):
             return back
         stake = state.finished and state.stake is not None and state.stake > 0
         rows = final_rows(state, stake)
-        return cls(back, GameOverScreen(game=Names.of(state.game), rows=rows, currency=app.defaults.currency))
+        return cls(back, GameOverScreen(game=Names.of(state.game), rows=rows, money=app.defaults.money))
 
     def view(self, app: Appliance) -> Screen:
         assert self.screen is not None

@@ -324,10 +324,10 @@ class GameOver(Mode):
             note = say("instant_win_by", player=state.players[win.player],
                        win=Names(es=win.name_es, en=win.name_en))
         screen = GameOverScreen(game=Names.of(state.game), rows=final_rows(state, stake_given),
-                                currency=app.defaults.currency, note=note)
+                                money=app.defaults.money, note=note)
         self.page = min(self.page, screen.page_count - 1)
         return GameOverScreen(game=screen.game, rows=screen.rows, page=self.page,
-                              currency=screen.currency, note=note)
+                              money=screen.money, note=note)
 
     def on_press(self, app: Appliance, press: Press) -> Mode | None:
         assert app.session is not None

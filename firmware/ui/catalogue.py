@@ -342,12 +342,3 @@ def text(label: Label, lang: str) -> str:
         return message(label.key, lang, label.args)
     return str(label)
 
-
-def money(cents: int, lang: str, currency: str = "") -> str:
-    """A signed amount: '+12,50€' in Spanish, '+€12.50' in English; no currency: '+12,50'."""
-    sign = "+" if cents > 0 else "-" if cents < 0 else ""
-    units, rest = divmod(abs(cents), 100)
-    number = f"{units},{rest:02d}" if lang == "es" else f"{units}.{rest:02d}"
-    if not currency:
-        return sign + number
-    return f"{sign}{number}{currency}" if lang == "es" else f"{sign}{currency}{number}"
