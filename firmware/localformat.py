@@ -38,6 +38,25 @@ class MoneyStyle:
         return self.decimal_separator or LANGUAGE_DECIMAL.get(lang, ".")
 
 
+@dataclass(frozen=True)
+class Locale:
+    """Everything an export is written with: the device's language, its money style, and
+    the time zone (None: the system's, the Pi's /etc/localtime or TZ)."""
+
+    language: str = "es"
+    money: MoneyStyle = MoneyStyle()
+    zone: tzinfo | None = None
+
+    def amount(self, value: Decimal | int | float | str, *, signed: bool = False) -> str:
+        return format_money(value, self.money, self.language, signed=signed)
+
+    def number(self, value: Decimal | int | float | str, places: int | None = None) -> str:
+        return format_number(value, self.language, self.money, places)
+
+    def time(self, stamp: str | None) -> str:
+        return local_time(stamp, self.zone)
+
+
 def to_decimal(amount: Decimal | int | float | str) -> Decimal | None:
     """An amount as a Decimal; None for anything that is not a finite number."""
     try:
