@@ -20,6 +20,7 @@ from firmware.eventlog import EventLog
 from firmware.export.exporter import export_games
 from firmware.service import Service
 from firmware.export.formats import LABELS
+from firmware.localformat import Locale
 from firmware.ui import font
 from firmware.ui.catalogue import LANGUAGES, message, rule_message
 from firmware.ui.catalogue import text as text_in
@@ -280,9 +281,9 @@ def test_the_exported_sheet_says_which_throws_were_entered_by_hand(tmp_path: Pat
     enter(app, 1, 1, 1, 1, 2)
     out = tmp_path / "stick"
     out.mkdir()
-    export_games(tmp_path / "state", out, "bar", all_games=True, language="es")
+    export_games(tmp_path / "state", out, "bar", all_games=True, locale=Locale("es"))
     page = next((out / "CUBILETE" / "bar").glob("*/scoresheet.html")).read_text(encoding="utf-8")
-    assert "<td>1 1 1 1 2</td><td>a mano</td>" in page
+    assert '<td class="dice">1 1 1 1 2</td><td class="dice">a mano</td>' in page
 
 
 def test_every_text_of_dice_by_hand_fits_its_line_in_both_languages() -> None:
