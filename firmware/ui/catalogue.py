@@ -220,6 +220,9 @@ MESSAGES: dict[str, dict[str, Template]] = {
     "storage_not_writable": {"es": "Memoria protegida", "en": "Storage not writable"},
     "storage_error": {"es": "Error de memoria", "en": "Storage error"},
     "storage_log_kept": {"es": "registro intacto", "en": "the log is kept"},
+    # dice by hand: cacho's turn-over without a camera (issue 18, the score sheet's part)
+    "turn_over_item": {"es": "Voltear un dado", "en": "Turn a die over"},
+    "hand_turn": {"es": "OK: voltear un dado", "en": "OK: turn a die over"},
 }
 
 # Engine rule ids (engine.errors) -> their short messages.

@@ -309,3 +309,60 @@ def test_the_config_and_the_command_line_take_the_manual_camera(tmp_path: Path) 
         assert service.app.camera_ok  # no camera-lost warning: there is no camera to lose
     finally:
         service.shutdown()
+
+
+# -- cacho's turn-over and the roll-off, without a camera ---------------------------------------------
+
+
+def cacho_after_two_throws(tmp_path: Path) -> Appliance:
+    """Manual camera, cacho: 1 2 3 4 6, then dice 1 and 2 thrown again: 5 5 3 4 6 (a die must
+    be turned over now: the second throw was not of all five)."""
+    app = Appliance(EventLog.open(tmp_path), defaults=GameDefaults(game="cacho", players=2, order="fixed"),
+                    clock=Clock(), manual_camera=True)
+    start_game(app)
+    press(app, "ok")
+    enter(app, 1, 2, 3, 4, 6)
+    press(app, "OK", "ok", "ok", "ok", "next", "ok", "next", "ok", "next", "ok")
+    press(app, *values_presses(1, 5), *values_presses(2, 5))
+    assert app.session is not None and app.session.state.turn.dice == (5, 5, 3, 4, 6)
+    return app
+
+
+def test_cacho_by_hand_turns_a_die_over_from_ok(tmp_path: Path) -> None:
+    app = cacho_after_two_throws(tmp_path)
+    assert turn_actions(app.session.state).must_turn
+    screen = app.screen()
+    assert isinstance(screen, TurnScreen) and text(screen.message) == "OK: turn a die over"
+    press(app, "ok")
+    screen = app.screen()
+    assert isinstance(screen, CorrectionScreen) and text(screen.title) == "Turn a die over"
+    assert text(screen.prompt) == "5 becomes 2" and screen.die == 0
+    press(app, "next", "next")
+    assert text(app.screen().prompt, "es") == "3 pasa a 4" and app.screen().die == 2
+    press(app, "ok")
+    assert app.log.events(app.session.game_id)[-1].event == ev.die_turned(0, 2, 4)
+    assert app.session.state.turn.dice == (5, 5, 4, 4, 6) and not turn_actions(app.session.state).must_turn
+    screen = app.screen()
+    assert isinstance(screen, TurnScreen) and [d.turned for d in screen.dice] == [False, False, True, False, False]
+    assert screen.selected is not None  # the boxes are open to pick now
+
+
+def test_cacho_by_hand_a_second_turn_from_the_turn_menu_and_long_ok_goes_back(tmp_path: Path) -> None:
+    app = cacho_after_two_throws(tmp_path)
+    press(app, "OK")
+    menu = app.screen()
+    assert isinstance(menu, MenuScreen) and text(menu.items[0].label) == "Turn a die over"
+    press(app, "ok", "OK")  # in, then back to the menu without turning
+    assert event_types(app)[-1] == "throw" and isinstance(app.screen(), MenuScreen)
+    press(app, "ok", "ok")  # in again; die 1: 5 becomes 2
+    assert app.session.state.turn.dice == (2, 5, 3, 4, 6)
+    if turn_actions(app.session.state).may_turn:  # a second turn only when it scores more
+        press(app, "OK")
+        assert text(app.screen().items[0].label) == "Turn a die over"
+
+
+def test_the_turn_over_texts_fit_their_lines_in_both_languages() -> None:
+    for key, args in [("turn_over_item", {}), ("hand_turn", {}), ("turn_a_die", {}), ("turned_to", {"a": 6, "b": 1})]:
+        for lang in LANGUAGES:
+            line = message(key, lang, args)
+            assert font.can_draw(line) and font.text_width(line) <= RIGHT - 1, (key, lang, line)
