@@ -146,9 +146,8 @@ class NewGameMenu(ListMenu):
     @classmethod
     def from_defaults(cls, app: Appliance) -> "NewGameMenu":
         d = app.defaults
-        # A roll-off is thrown in view of the camera: without one the order is as listed.
         return cls(game=d.game, players=d.players, options=dict(d.options),
-                   stake=Decimal(str(d.stake_per_point)), order="fixed" if app.manual_camera else d.order)
+                   stake=Decimal(str(d.stake_per_point)), order=d.order)
 
     @property
     def definition(self) -> engine.GameDef:
@@ -196,9 +195,6 @@ class NewGameMenu(ListMenu):
         self.stake = _cycle(stakes, self.stake, delta)
 
     def _change_order(self, app: Appliance, delta: int) -> None:
-        if app.manual_camera:
-            self.order = "fixed"
-            return
         self.order = "fixed" if self.order == "roll-off" else "roll-off"
 
     def _start(self, app: Appliance) -> Mode | None:
