@@ -20,7 +20,7 @@ from firmware.appliance.inputs import Press, ThrowSeen
 from firmware.appliance.mode import Appliance, Mode, is_back, is_ok, step
 from firmware.appliance.rolloff import RollOff
 from firmware.appliance.session import GameSession
-from firmware.appliance.views import brightness_label, final_rows, next_brightness, stake_label
+from firmware.appliance.views import brightness_label, final_rows, next_brightness, number_label, stake_label
 from firmware.ui.catalogue import option_label, say, value_label
 from firmware.fairness_report import FairnessReport, fairness_report, today
 from firmware.ui.qr import qr_modules
@@ -348,7 +348,7 @@ class DiceFairness(Mode):
 
     def view(self, app: Appliance) -> Screen:
         every, day = self.report.device, self.report.day(today())
-        lines: list[Label] = [say("fairness_all", n=every.throws, p=_p(every.p_value))]
+        lines: list[Label] = [say("fairness_all", n=every.throws, p=_p(every.p_value, app))]
         if every.dice:
             counts = [f"{face}:{count}" for face, count in enumerate(every.counts, 1)]
             lines += [" ".join(counts[:3]), " ".join(counts[3:])]
@@ -359,15 +359,18 @@ class DiceFairness(Mode):
         else:
             lines.append(say("fairness_ok"))
         if day is not None:
-            lines.append(say("fairness_today", n=day.throws, p=_p(day.p_value)))
+            lines.append(say("fairness_today", n=day.throws, p=_p(day.p_value, app)))
         return MessageScreen(say("fairness"), tuple(lines), icon="warning" if every.warning else "dice")
 
     def on_press(self, app: Appliance, press: Press) -> Mode | None:
         return self.back if (is_ok(press) or is_back(press)) else None
 
 
-def _p(p_value: float) -> str:
-    return "<0.001" if p_value < 0.001 else f" {p_value:.3f}"
+def _p(p_value: float, app: Appliance) -> Names:
+    shown = number_label(max(p_value, 0.001), 3, app.defaults.money)
+    if p_value < 0.001:
+        return Names(es="<" + shown.es, en="<" + shown.en)
+    return Names(es=" " + shown.es, en=" " + shown.en)
 
 
 @dataclass

@@ -15,7 +15,7 @@ from firmware.appliance.inputs import ThrowSeen
 from firmware.appliance.session import GameSession
 from firmware.appliance.settings import BRIGHTNESS_STEPS
 from firmware.appliance.throws import left_to_right
-from firmware.localformat import MoneyStyle, format_money
+from firmware.localformat import MoneyStyle, format_money, format_number
 from firmware.ui.catalogue import say
 from firmware.ui.screens import DieIcon, FinalRow, Label, Names, OptionRow
 
@@ -100,3 +100,10 @@ def brightness_label(contrast: int) -> str:
 def next_brightness(contrast: int, delta: int) -> int:
     """The contrast of the level `delta` steps from this one, round the levels."""
     return BRIGHTNESS_STEPS[(brightness_level(contrast) + delta) % len(BRIGHTNESS_STEPS)]
+
+
+def number_label(value: float, places: int, money: MoneyStyle) -> Names:
+    """A number with decimals as each language writes it on this device ("171,4" / "171.4",
+    or the config's decimal separator in both)."""
+    text = f"{value:.{places}f}"
+    return Names(es=format_number(text, "es", money), en=format_number(text, "en", money))
