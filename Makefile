@@ -1,4 +1,5 @@
 # The two commands of the project: `make demo` and `make test`. Both create .venv and install first.
+# On the Pi: `sudo make install`; `make install DRY_RUN=1` prints every step and changes nothing.
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
@@ -22,7 +23,7 @@ test: $(STAMP)
 	$(BIN)/python -m pytest
 
 install:
-	./systemd/install.sh
+	./systemd/install.sh$(if $(filter-out 0 no false,$(DRY_RUN)), --dry-run)
 
 clean:
 	rm -rf $(VENV) demo-state demo-export .pytest_cache .hypothesis

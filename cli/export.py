@@ -17,7 +17,7 @@ import os
 import sys
 
 from firmware.config import load_config
-from firmware.export.exporter import export_games
+from firmware.export.exporter import device_locale, export_games
 from firmware.export.safewrite import ExportError
 from firmware.export.usbjob import run_request, run_stick_export, run_usb_export
 
@@ -76,7 +76,7 @@ def _run(args: argparse.Namespace) -> int:
     try:
         result = export_games(state_dir, args.to, name, all_games=args.all, byte_cap=byte_cap,
                               include_snapshots=config.export.include_snapshots,
-                              language=config.device.language)
+                              locale=device_locale(config, state_dir))
     except ExportError as error:
         print(f"{PROG}: error: {error}", file=sys.stderr)
         return 1

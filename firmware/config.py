@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 import engine
+from firmware.localformat import CURRENCY_POSITIONS, DECIMAL_SEPARATORS, MoneyStyle
 from hardware.camera_spec import parse_camera_spec
 
 DEFAULT_PATH = Path("/etc/cubilete/config.toml")
@@ -50,7 +51,7 @@ def _rule(allowed: str, check: Callable[[Any], Any]) -> dict[str, Rule]:
     return {"rule": Rule(allowed, check)}
 
 
-def one_of(*values: Any) -> dict[str, Rule]:
+def one_of(*values: Any, shown: str | None = None) -> dict[str, Rule]:
     def check(value: Any) -> Any:
         # bool is an int in Python: keep `true` from matching 1.
         if isinstance(value, bool) and not any(isinstance(v, bool) for v in values):
@@ -58,7 +59,7 @@ def one_of(*values: Any) -> dict[str, Rule]:
         if value not in values:
             raise Invalid
         return value
-    return _rule(" | ".join(repr(v) if isinstance(v, str) else str(v) for v in values), check)
+    return _rule(shown or " | ".join(repr(v) if isinstance(v, str) else str(v) for v in values), check)
 
 
 def int_range(lo: int, hi: int, shown: str | None = None) -> dict[str, Rule]:
@@ -99,6 +100,18 @@ def text(min_len: int, max_len: int) -> dict[str, Rule]:
             raise Invalid
         return value
     return _rule(f"text of {min_len} to {max_len} Latin-1 characters", check)
+
+
+def currency_text() -> dict[str, Rule]:
+    latin1 = text(0, 3)["rule"]
+
+    def check(value: Any) -> str:
+        # The euro sign is not Latin-1, but the display's font draws it.
+        if isinstance(value, str) and "€" in value:
+            latin1.check(value.replace("€", "E"))
+            return value
+        return latin1.check(value)
+    return _rule("text of 0 to 3 Latin-1 characters or €, e.g. \"$\", \"Bs\", \"€\"", check)
 
 
 def path_text() -> dict[str, Rule]:
@@ -220,6 +233,15 @@ class DeviceConfig:
     name: str = field(default="cubilete", metadata=text(1, 32))
     language: str = field(default="es", metadata=one_of("es", "en"))
     state_dir: str = field(default="/var/lib/cubilete", metadata=path_text())
+    # The device's locale for money: every amount on the screens, the scoreboard and the
+    # exports is written with these (firmware.localformat).
+    currency: str = field(default="$", metadata=currency_text())
+    currency_position: str = field(default="before", metadata=one_of(*CURRENCY_POSITIONS))
+    decimal_separator: str = field(default="", metadata=one_of(
+        "", *DECIMAL_SEPARATORS, shown="',' | '.' | '' (the language's: ',' in Spanish, '.' in English)"))
+
+    def money_style(self) -> MoneyStyle:
+        return MoneyStyle(self.currency, self.currency_position, self.decimal_separator)
 
 
 @dataclass(frozen=True)
@@ -294,7 +316,6 @@ class GameConfig:
     names: tuple[str, ...] = field(default=(), metadata=player_names())
     order: str = field(default="roll-off", metadata=one_of("roll-off", "fixed"))
     stake_per_point: float = field(default=0.0, metadata=float_range(0.0, 1000.0))
-    currency: str = field(default="", metadata=text(0, 3))
     options: dict[str, Any] = field(default_factory=dict, metadata=house_rules())
     tournament: bool = field(default=False, metadata=boolean())  # no hints from the advisor
 
@@ -393,8 +414,21 @@ CROSS_CHECKS: dict[str, Callable[[Any], list[tuple[str, Any, str]]]] = {
 # -- loading -------------------------------------------------------------------------------
 
 
+def _moved_keys(data: dict[str, Any]) -> dict[str, Any]:
+    """Keys that moved to another section, moved there (the older place still works):
+    game.currency is device.currency now, one locale for the whole device. A value in the
+    new place wins."""
+    game, device = data.get("game"), data.get("device", {})
+    if not isinstance(game, dict) or "currency" not in game or not isinstance(device, dict):
+        return data
+    game = {k: v for k, v in game.items() if k != "currency"}
+    device = {"currency": data["game"]["currency"], **device}
+    return {**data, "game": game, "device": device}
+
+
 def config_from_dict(data: dict[str, Any]) -> tuple[Config, list[ConfigProblem]]:
     """Validate parsed TOML; bad sections fall back to their defaults."""
+    data = _moved_keys(data)
     problems: list[ConfigProblem] = []
     sections: dict[str, Any] = {}
     for name, table in data.items():

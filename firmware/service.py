@@ -34,6 +34,7 @@ from firmware.appliance import (
     Appliance, ButtonsBack, ButtonsMissing, CameraBack, CameraLost, GameDefaults, Input, MotionSeen, ObjectOnTray,
     Prefs, ThrowSeen, Tick, TrayCleared, UsbExportDone, UsbExportFailed, UsbExportStarted,
 )
+from firmware.appliance.settings import load_prefs, save_prefs
 from firmware.config import Config, ConfigProblem, WebConfig
 from firmware.eventlog import EventLog, StorageUnavailable, storage_problem
 from firmware.export import exported_game_ids, notify
@@ -45,12 +46,10 @@ from firmware.ui.screens import MessageScreen, stopped_screen
 from hardware.buttons import ButtonSource, MissableButtons
 from hardware.camera import CameraFeed, Frame, ManualCamera
 from hardware.display import Display
-from hardware.files import write_atomically
 from vision import tracker_events as te
 
 log = logging.getLogger("cubilete.service")
 
-PREFS_FILE = "settings.json"
 RETENTION_EVERY_S = 3600.0
 STATUS_EVERY_S = 1.0
 IDLE_SLEEP_S = 0.05  # while the camera is lost: keep buttons and screen alive
@@ -59,27 +58,6 @@ FRAME_GAP_S = 1.0  # no frame for longer than this: the state machine's time run
 
 
 # -- settings changed on the device -----------------------------------------------------------------
-
-
-def load_prefs(state_dir: Path, config: Config) -> Prefs:
-    """The config's language and contrast, overridden by what was set on the device."""
-    prefs = Prefs(language=config.device.language, contrast=config.display.contrast)
-    try:
-        saved = json.loads((state_dir / PREFS_FILE).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return prefs
-    if saved.get("language") in ("es", "en"):
-        prefs.language = saved["language"]
-    if isinstance(saved.get("contrast"), int) and 1 <= saved["contrast"] <= 255:
-        prefs.contrast = saved["contrast"]
-    return prefs
-
-
-def save_prefs(state_dir: Path, prefs: Prefs) -> None:
-    try:
-        write_atomically(state_dir / PREFS_FILE, json.dumps(asdict(prefs)).encode())
-    except OSError as error:
-        log.warning("cannot save the settings: %s", error)
 
 
 MAX_CONFIG_NOTICES = 3
@@ -124,7 +102,7 @@ def scoreboard_url(web: WebConfig, hostname: str | None = None) -> str | None:
 def game_defaults(config: Config) -> GameDefaults:
     g = config.game
     return GameDefaults(game=g.game, players=g.players, names=g.names, order=g.order,
-                        stake_per_point=g.stake_per_point, currency=g.currency, options=dict(g.options),
+                        stake_per_point=g.stake_per_point, money=config.device.money_style(), options=dict(g.options),
                         tournament=g.tournament)
 
 
@@ -255,7 +233,7 @@ class Service:
         for problem in problems:
             log.warning("config: %s", problem.message)
         self._problems = problems
-        self._prefs = load_prefs(state_dir, config)
+        self._prefs = load_prefs(state_dir, config.device.language, config.display.contrast)
         burn_in = BurnInSettings.from_mapping({**asdict(config.display), "contrast": self._prefs.contrast})
         self.presenter = ScreenPresenter(display, self._prefs.language, burn_in, clock=clock)
         self.log: EventLog | None = None

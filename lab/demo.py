@@ -30,13 +30,14 @@ import cv2
 
 import engine
 from firmware.eventlog import EventLog
-from firmware.export.exporter import export_games
+from firmware.export.exporter import device_locale, export_games
+from firmware.localformat import MoneyStyle, format_money
 from firmware.service import FrameClock
 from hardware.buttons import ScriptedButtons
 from hardware.display import TerminalDisplay
 from lab.demo_game import DEMO_SEED, QUICK_GAME, seeded_game
 from lab.demo_live import play_interactive
-from lab.scripted_game import GAME_CONFIG, make_scripted_session, replay_service
+from lab.scripted_game import GAME_CONFIG, game_config, make_scripted_session, replay_service
 from lab.sessions.synth import SessionConfig
 
 
@@ -53,8 +54,9 @@ def session_config() -> Any:
     return SessionConfig(still_fps=10.0, think_s=(2.2, 2.6), lead_in_s=1.2)
 
 
-def final_table(state_dir: Path) -> tuple[bool, str]:
-    """The last game in the log as text: totals, winners, who pays whom."""
+def final_table(state_dir: Path, money: MoneyStyle = MoneyStyle()) -> tuple[bool, str]:
+    """The last game in the log as text: totals, winners, who pays whom (in English, the
+    amounts in the device's money style)."""
     with EventLog.open(state_dir) as log:
         games = log.games()
         if not games:
@@ -73,8 +75,8 @@ def final_table(state_dir: Path) -> tuple[bool, str]:
         for payment in engine.settlement(state):
             payers = ", ".join(state.players[p] for p in payment.payers)
             payees = ", ".join(state.players[p] for p in payment.payees)
-            lines.append(f"  {payers} pays {payees} {payment.amount} "
-                         f"({payment.points} points at {stake} a point)")
+            lines.append(f"  {payers} pays {payees} {format_money(payment.amount, money, 'en')} "
+                         f"({payment.points} points at {format_money(stake or 0, money, 'en')} a point)")
     else:
         lines.append("  the game did not reach its end")
     return state.finished, "\n".join(lines)
@@ -102,9 +104,11 @@ def run_demo(state_dir: Path, export_dir: Path, *, quick: bool = False, interact
         clock.service = service
         service.run()
 
-    finished, table = final_table(state_dir)
+    settings = game_config(language)
+    finished, table = final_table(state_dir, settings.device.money_style())
     print("\nFinal table:\n" + table, file=out)
-    result = export_games(state_dir, export_dir, "demo", all_games=True, language=language)
+    locale = device_locale(settings, state_dir)
+    result = export_games(state_dir, export_dir, "demo", all_games=True, locale=locale)
     line = result.summary_line(str(export_dir))
     print(line[0].upper() + line[1:], file=out)
     if not interactive:

@@ -42,12 +42,12 @@ GAME_CONFIG = """\
 [device]
 name = "demo"
 language = "{language}"
+currency = "$"
 [game]
 game = "generala"
 players = 2
 order = "fixed"
 stake_per_point = 0.5
-currency = "$"
 """
 
 

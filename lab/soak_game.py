@@ -20,12 +20,12 @@ CONFIG = """\
 [device]
 name = "soak"
 language = "{language}"
+currency = "$"
 [game]
 game = "cacho"
 players = 2
 order = "fixed"
 stake_per_point = 0.1
-currency = "$"
 """
 
 MINI_CONFIG = CONFIG.replace('game = "cacho"', 'game = "generala"')

@@ -4,7 +4,7 @@
 # scoreboard (cubilete-web.service, its own user cubilete-web).
 #
 #   sudo ./systemd/install.sh            (or: sudo make install)
-#   ./systemd/install.sh --dry-run       print every step, change nothing
+#   ./systemd/install.sh --dry-run       print every step, change nothing (or: make install DRY_RUN=1)
 #
 # Safe to run again: an existing /etc/cubilete/config.toml is kept, the user and groups
 # are only created when missing, and the project is reinstalled into the venv.
@@ -69,7 +69,7 @@ write_file() {
 }
 
 if [ "$DRY_RUN" -eq 0 ] && [ "$(id -u)" -ne 0 ]; then
-    echo "install.sh: run as root (sudo make install), or with --dry-run to see the steps" >&2
+    echo "install.sh: run as root (sudo make install), or with --dry-run (make install DRY_RUN=1) to see the steps" >&2
     exit 1
 fi
 if ! command -v apt-get >/dev/null 2>&1; then
@@ -166,6 +166,10 @@ echo "/boot/firmware/config.txt); check it with: rpicam-hello --list-cameras"
 step "Start"
 run systemctl restart cubilete.service cubilete-web.service
 echo
+if [ "$DRY_RUN" -eq 1 ]; then
+    echo "Dry run done: those are every step; nothing was changed. Run it as root to install."
+    exit 0
+fi
 echo "Cubilete is installed. Logs: journalctl -u cubilete -f   Settings: $CONFIG_DIR/config.toml"
 echo "The live scoreboard: http://<this device's address>:8080/ ([web] in the config; journalctl -u cubilete-web)"
 echo "Plug in a USB stick (FAT32, exFAT or ext4) to export the game logs; the screen says when it is safe to remove."

@@ -8,7 +8,7 @@
 - Nothing imports the lab but the command line (`cli`), the training scripts and the tests;
   the lab imports no `cli`.
 - The scoreboard (`web`) stands above `engine` and the read-only pieces of `firmware` (the
-  config and the event log's reader), beside the device, never inside it: it imports no
+  config, the event log's reader and the locale's formatting), beside the device, never inside it: it imports no
   `advisor`, `vision`, `hardware`, lab or `cli`, no other part of `firmware`, and nothing
   imports it but the command line.
 - No import inside a function, except the few below, each with its reason.
@@ -132,7 +132,7 @@ FORBIDDEN = {
     "lab": {"web", "cli"},
 }
 # The only modules of the firmware the scoreboard may use: they read, never write or drive.
-WEB_MAY_USE_FROM_FIRMWARE = {"firmware.config", "firmware.eventlog"}
+WEB_MAY_USE_FROM_FIRMWARE = {"firmware.config", "firmware.eventlog", "firmware.localformat"}
 
 
 @pytest.mark.parametrize("importer", sorted(FORBIDDEN))

@@ -270,6 +270,40 @@ def test_install_dry_run_prints_every_step_and_changes_nothing() -> None:
     assert {p: p.exists() for p in watched} == before
 
 
+@pytest.mark.parametrize("dry_run", ["1", "yes"])
+def test_make_install_dry_run_passes_the_dry_run_on(dry_run: str) -> None:
+    make = shutil.which("make")
+    if make is None:
+        pytest.skip("needs make")
+    root = SYSTEMD.parent
+    shown = subprocess.run([make, "-n", "-C", str(root), "install", f"DRY_RUN={dry_run}"], capture_output=True,
+                           text=True, timeout=60)
+    assert shown.returncode == 0 and "./systemd/install.sh --dry-run" in shown.stdout, shown.stdout
+    plain = subprocess.run([make, "-n", "-C", str(root), "install"], capture_output=True, text=True, timeout=60)
+    assert "--dry-run" not in plain.stdout
+    watched = [Path("/opt/cubilete"), Path("/etc/cubilete"), Path("/etc/systemd/system/cubilete.service")]
+    before = {p: p.exists() for p in watched}
+    result = subprocess.run([make, "-s", "-C", str(root), "install", f"DRY_RUN={dry_run}"], capture_output=True,
+                            text=True, timeout=120, env={**os.environ, "LC_ALL": "C"})
+    assert result.returncode == 0, result.stderr
+    assert "Dry run: nothing is changed" in result.stdout and "systemctl daemon-reload" in result.stdout
+    assert "nothing was changed" in result.stdout and "Cubilete is installed" not in result.stdout
+    assert {p: p.exists() for p in watched} == before
+
+
+def test_make_install_dry_run_needs_no_root() -> None:
+    make, runuser = shutil.which("make"), shutil.which("runuser")
+    if make is None or runuser is None or os.geteuid() != 0:
+        pytest.skip("runs the dry run as the user nobody: needs make, runuser and a root test run")
+    result = subprocess.run([runuser, "-u", "nobody", "--", make, "-s", "-C", str(SYSTEMD.parent), "install",
+                             "DRY_RUN=1"], capture_output=True, text=True, timeout=120,
+                            env={**os.environ, "LC_ALL": "C"})
+    if result.returncode != 0 and "Permission denied" in result.stderr:
+        pytest.skip(f"the user nobody cannot read this checkout: {result.stderr.strip()[:80]}")
+    assert result.returncode == 0, result.stderr
+    assert "Dry run: nothing is changed" in result.stdout and "systemctl enable" in result.stdout
+
+
 def test_install_refuses_unknown_options() -> None:
     result = subprocess.run([str(SYSTEMD / "install.sh"), "--frobnicate"], capture_output=True, text=True)
     assert result.returncode == 2 and "unknown option" in result.stderr

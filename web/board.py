@@ -20,6 +20,7 @@ import engine
 from engine import fairness as dice_fairness
 from engine.advice import DE_MANO, INSTANT_WIN, SCRATCH, SERVED
 from firmware.eventlog import GameRecord, StoredEvent
+from firmware.localformat import MoneyStyle, format_money
 from web.logreader import LogReader, LogUnavailable
 from web.texts import texts
 
@@ -99,12 +100,12 @@ class BoardBuilder:
     """Builds the board from the log; remembers what finished games give."""
 
     def __init__(self, reader: LogReader, language: str = "es", device_name: str = "cubilete",
-                 currency: str = "", now: Callable[[], datetime] | None = None) -> None:
+                 money: MoneyStyle = MoneyStyle(), now: Callable[[], datetime] | None = None) -> None:
         self.reader = reader
         self.language = language
         self.words = texts(language)
         self.device_name = device_name
-        self.currency = currency
+        self.money = money
         self._now = now or (lambda: datetime.now(timezone.utc))
         self._finished: dict[str, tuple[dict[str, Any], list[tuple[int, ...]]]] = {}
 
@@ -243,7 +244,7 @@ class BoardBuilder:
         point_text = str(points.numerator) if points.denominator == 1 else f"{float(points):.2f}"
         in_points = self.words["point"] if point_text == "1" else self.words["points"].format(n=point_text)
         if state.stake is not None and state.stake != Decimal(0):
-            amount = f"{payment.amount}{(' ' + self.currency) if self.currency else ''} ({in_points})"
+            amount = f"{format_money(payment.amount, self.money, self.language)} ({in_points})"
         else:
             amount = in_points
         return self.words["pays"].format(payers=" & ".join(state.players[i] for i in payment.payers),

@@ -66,7 +66,8 @@ def bounded_protocol(max_connections: int, idle_s: float = IDLE_S) -> type[H11Pr
 def build(config: Config, state_dir: str | None = None, poll_s: float | None = None) -> Any:
     """The application for this config (and state directory, when given apart)."""
     reader = LogReader(state_dir or config.device.state_dir)
-    builder = BoardBuilder(reader, config.device.language, config.device.name, config.game.currency)
+    builder = BoardBuilder(reader, config.device.language, config.device.name,
+                           config.device.money_style())
     return create_app(reader, builder, max_viewers=config.web.max_viewers, poll_s=poll_s)
 
 

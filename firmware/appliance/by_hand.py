@@ -6,7 +6,8 @@ A throw: after the first throw of a turn, first which dice were thrown again (a 
 die, left to right; dice the rules keep aside are not asked about), then each thrown die's
 value (1 to 6, as when correcting a die). It is recorded as a throw event with
 `source: "hand"`, checked by the engine like any throw. Correcting: every die's value, from
-what the camera read, recorded as one reading_corrected event.
+what the camera read, recorded as one reading_corrected event. Turning a die over (cacho's
+volteo, GAMES.md): a die the rules let turn, recorded as a die_turned event.
 
 Long OK steps back one answer (out of the mode before the first one); nothing is recorded
 until the last value is given.
@@ -18,6 +19,7 @@ from dataclasses import dataclass, field
 
 import engine
 from engine import turn_actions
+from engine.dice import opposite
 from firmware.appliance.corrections import ValueChoice, record_values
 from firmware.appliance.inputs import Press
 from firmware.appliance.mode import Appliance, Mode, is_back, is_ok, step
@@ -184,4 +186,55 @@ class EnterDice(Mode):
         if not app.record(event):
             return app.game_mode()
         app.link = None  # the dice on the tray, if any, were not matched to this throw
+        return app.game_mode()
+
+
+@dataclass
+class TurnOverByHand(Mode):
+    """Cacho without a camera (or with it lost): turn a die over to its opposite face by hand.
+    Prev / next choose among the dice the rules let turn (left to right), the prompt says
+    what it becomes; OK records the die_turned event, long OK goes back."""
+
+    back: Mode
+    position: int = 0  # among the turnable dice, left to right
+    in_game = True
+
+    def _turnable(self, session: GameSession) -> tuple[int, ...]:
+        """Engine indices of the dice that may be turned now, left to right."""
+        allowed = set(turn_actions(session.state).turnable)
+        return tuple(i for i in session.display_order if i in allowed)
+
+    def view(self, app: Appliance) -> Screen:
+        session = app.session
+        assert session is not None
+        title: Label = app.flash_label or say("turn_a_die")
+        turnable = self._turnable(session)
+        icons = tuple(DieIcon(session.state.turn.dice[i], turned=i in session.state.turn.turned)
+                      for i in session.display_order)
+        if not turnable:
+            return CorrectionScreen(title=title, dice=icons, die=None, prompt=rule_message("turn_die_once"))
+        self.position %= len(turnable)
+        index = turnable[self.position]
+        value = session.state.turn.dice[index]
+        return CorrectionScreen(title=title, dice=icons, die=session.display_order.index(index),
+                                prompt=say("turned_to", a=value, b=opposite(value)))
+
+    def on_press(self, app: Appliance, press: Press) -> Mode | None:
+        session = app.session
+        assert session is not None
+        if is_back(press):
+            return self.back
+        turnable = self._turnable(session)
+        if not turnable:
+            return None
+        if step(press):
+            self.position = (self.position + step(press)) % len(turnable)
+            return None
+        if not is_ok(press) or app.refuse_if_busy():
+            return None
+        index = turnable[self.position % len(turnable)]
+        value = opposite(session.state.turn.dice[index])
+        if not app.record(engine.events.die_turned(session.state.current_player, index, value)):
+            return None
+        app.flash(say("die_turned", die=session.die_number(index)))
         return app.game_mode()

@@ -11,6 +11,7 @@ from advisor.advise import advise
 from advisor.tables import find
 from firmware.appliance.inputs import Press
 from firmware.appliance.mode import Appliance, Mode, is_back, is_ok
+from firmware.appliance.views import number_label
 from firmware.ui.catalogue import say
 from firmware.ui.screens import Label, MessageScreen, Names, Screen
 
@@ -41,7 +42,7 @@ class Hint(Mode):
         lines: list[Label] = []
         for choice in advice.choices:
             lines.append(Names(choice.text(dice, "es"), choice.text(dice, "en")))
-            lines.append(say("hint_expected", x=f"{choice.expected:.1f}"))
+            lines.append(say("hint_expected", x=number_label(choice.expected, 1, app.defaults.money)))
         return cls(back, tuple(lines))
 
     def view(self, app: Appliance) -> Screen:

@@ -20,7 +20,7 @@ from firmware.appliance.inputs import Press, ThrowSeen
 from firmware.appliance.mode import Appliance, Mode, is_back, is_ok, step
 from firmware.appliance.rolloff import RollOff
 from firmware.appliance.session import GameSession
-from firmware.appliance.views import final_rows, stake_label
+from firmware.appliance.views import brightness_label, final_rows, next_brightness, number_label, stake_label
 from firmware.ui.catalogue import option_label, say, value_label
 from firmware.fairness_report import FairnessReport, fairness_report, today
 from firmware.ui.qr import qr_modules
@@ -30,7 +30,6 @@ from firmware.ui.screens import (ConfirmScreen, GameOverScreen, Label, MenuItem,
 GAME_IDS = tuple(engine.GAMES)
 STAKES = (Decimal(0), Decimal("0.01"), Decimal("0.05"), Decimal("0.1"), Decimal("0.25"), Decimal("0.5"),
           Decimal(1), Decimal(2), Decimal(5), Decimal(10), Decimal(20), Decimal(50), Decimal(100))
-CONTRASTS = (16, 64, 128, 200, 255)
 
 
 @dataclass(frozen=True)
@@ -147,9 +146,8 @@ class NewGameMenu(ListMenu):
     @classmethod
     def from_defaults(cls, app: Appliance) -> "NewGameMenu":
         d = app.defaults
-        # A roll-off is thrown in view of the camera: without one the order is as listed.
         return cls(game=d.game, players=d.players, options=dict(d.options),
-                   stake=Decimal(str(d.stake_per_point)), order="fixed" if app.manual_camera else d.order)
+                   stake=Decimal(str(d.stake_per_point)), order=d.order)
 
     @property
     def definition(self) -> engine.GameDef:
@@ -172,7 +170,7 @@ class NewGameMenu(ListMenu):
         if self.offers_partnerships:
             items.append(Item(say("partnerships"), value_label(self.partnerships), change=self._toggle_partners))
         items += [
-            Item(say("stake"), stake_label(self.stake, app.defaults.currency), change=self._change_stake),
+            Item(say("stake"), stake_label(self.stake, app.defaults.money), change=self._change_stake),
             Item(say("order"), say("order_roll_off") if self.order == "roll-off" else say("order_fixed"),
                  change=self._change_order),
             Item(say("start"), action=self._start),
@@ -197,9 +195,6 @@ class NewGameMenu(ListMenu):
         self.stake = _cycle(stakes, self.stake, delta)
 
     def _change_order(self, app: Appliance, delta: int) -> None:
-        if app.manual_camera:
-            self.order = "fixed"
-            return
         self.order = "fixed" if self.order == "roll-off" else "roll-off"
 
     def _start(self, app: Appliance) -> Mode | None:
@@ -284,8 +279,8 @@ class SettingsMenu(ListMenu):
         return [
             Item(say("language"), "Español" if prefs.language == "es" else "English",
                  change=lambda a, d: a.set_prefs(replace(a.prefs, language=_cycle(("es", "en"), a.prefs.language, d)))),
-            Item(say("contrast"), str(prefs.contrast),
-                 change=lambda a, d: a.set_prefs(replace(a.prefs, contrast=_cycle(CONTRASTS, a.prefs.contrast, d)))),
+            Item(say("contrast"), brightness_label(prefs.contrast),
+                 change=lambda a, d: a.set_prefs(replace(a.prefs, contrast=next_brightness(a.prefs.contrast, d)))),
             Item(say("camera_test"), action=lambda a: CameraTest(back=self)),
             *([Item(say("scoreboard"), action=lambda a: Scoreboard(back=self))] if app.scoreboard_url else []),
             Item(say("fairness"), "!" if app.dice_warning else None, action=lambda a: DiceFairness.load(a, self)),
@@ -353,7 +348,7 @@ class DiceFairness(Mode):
 
     def view(self, app: Appliance) -> Screen:
         every, day = self.report.device, self.report.day(today())
-        lines: list[Label] = [say("fairness_all", n=every.throws, p=_p(every.p_value))]
+        lines: list[Label] = [say("fairness_all", n=every.throws, p=_p(every.p_value, app))]
         if every.dice:
             counts = [f"{face}:{count}" for face, count in enumerate(every.counts, 1)]
             lines += [" ".join(counts[:3]), " ".join(counts[3:])]
@@ -364,15 +359,18 @@ class DiceFairness(Mode):
         else:
             lines.append(say("fairness_ok"))
         if day is not None:
-            lines.append(say("fairness_today", n=day.throws, p=_p(day.p_value)))
+            lines.append(say("fairness_today", n=day.throws, p=_p(day.p_value, app)))
         return MessageScreen(say("fairness"), tuple(lines), icon="warning" if every.warning else "dice")
 
     def on_press(self, app: Appliance, press: Press) -> Mode | None:
         return self.back if (is_ok(press) or is_back(press)) else None
 
 
-def _p(p_value: float) -> str:
-    return "<0.001" if p_value < 0.001 else f" {p_value:.3f}"
+def _p(p_value: float, app: Appliance) -> Names:
+    shown = number_label(max(p_value, 0.001), 3, app.defaults.money)
+    if p_value < 0.001:
+        return Names(es="<" + shown.es, en="<" + shown.en)
+    return Names(es=" " + shown.es, en=" " + shown.en)
 
 
 @dataclass
@@ -411,7 +409,7 @@ class LastGame(Mode):
             return back
         stake = state.finished and state.stake is not None and state.stake > 0
         rows = final_rows(state, stake)
-        return cls(back, GameOverScreen(game=Names.of(state.game), rows=rows, currency=app.defaults.currency))
+        return cls(back, GameOverScreen(game=Names.of(state.game), rows=rows, money=app.defaults.money))
 
     def view(self, app: Appliance) -> Screen:
         assert self.screen is not None

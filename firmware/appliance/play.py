@@ -59,7 +59,9 @@ class TurnMode(Mode):
         if app.manual_camera:
             if actions.throw_number == 0:
                 return say("hand_first")
-            if actions.may_throw and not actions.must_turn:
+            if actions.must_turn:
+                return say("hand_turn")
+            if actions.may_throw:
                 return say("hand_more")
         if not app.camera_ok:
             return T("camera_lost")
@@ -85,6 +87,9 @@ class TurnMode(Mode):
                 return by_hand.EnterDice.of(app, back=self)
             app.flash(say("throw_dice"))
             return None
+        actions = turn_actions(session.state)
+        if actions.must_turn and actions.may_turn and (app.manual_camera or not app.camera_ok):
+            return by_hand.TurnOverByHand(back=self)  # no camera to see the die turned
         if not options:
             return None
         option = options[min(self.selected, len(options) - 1)]
@@ -148,10 +153,12 @@ class TurnMenu(Mode):
         assert session is not None
         actions = turn_actions(session.state)
         items: list[tuple[Label, str]] = []
-        # Without a camera entering the dice is the turn's main action: first in the menu.
+        # Without a camera entering the dice, or turning one over, is the turn's main action:
+        # first in the menu.
         hand = [(say("by_hand"), "by_hand")] if by_hand.may_enter(session) else []
         if app.manual_camera or not app.camera_ok:
-            items, hand = hand, []
+            turn = [(say("turn_over_item"), "turn_over")] if actions.may_turn else []
+            items, hand = turn + hand, []
         if actions.may_correct:
             items.append((say("correct_die"), "correct"))
         if actions.may_undo_throw:
@@ -187,6 +194,8 @@ class TurnMenu(Mode):
             return corrections.CorrectDie(back=self)
         if action == "by_hand":
             return by_hand.EnterDice.of(app, back=self)
+        if action == "turn_over":
+            return by_hand.TurnOverByHand(back=self)
         if action == "undo":
             return UndoConfirm(back=self)
         if action == "undo_throw":
@@ -324,10 +333,10 @@ class GameOver(Mode):
             note = say("instant_win_by", player=state.players[win.player],
                        win=Names(es=win.name_es, en=win.name_en))
         screen = GameOverScreen(game=Names.of(state.game), rows=final_rows(state, stake_given),
-                                currency=app.defaults.currency, note=note)
+                                money=app.defaults.money, note=note)
         self.page = min(self.page, screen.page_count - 1)
         return GameOverScreen(game=screen.game, rows=screen.rows, page=self.page,
-                              currency=screen.currency, note=note)
+                              money=screen.money, note=note)
 
     def on_press(self, app: Appliance, press: Press) -> Mode | None:
         assert app.session is not None

@@ -3,6 +3,8 @@ plays first (the engine ranks hands by the game's rule), tied players throw agai
 
 Nothing is recorded until the game starts: the game_started event lists the players in
 the order the roll-off gave. A roll-off hand with an unsure die is simply thrown again.
+Without a camera (the `manual` spec, or the camera lost) each hand is entered by hand: OK,
+then each die's value, left to right, as when entering a throw.
 """
 
 from __future__ import annotations
@@ -11,11 +13,12 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 import engine
+from firmware.appliance.corrections import ValueChoice
 from firmware.appliance.inputs import Press, ThrowSeen
-from firmware.appliance.mode import Appliance, Mode, is_back
+from firmware.appliance.mode import Appliance, Mode, is_back, is_ok, step
 from firmware.appliance.throws import full_throw_problem, is_unsure, left_to_right, reading_die_number
 from firmware.ui.catalogue import say
-from firmware.ui.screens import DieIcon, Screen, TurnScreen
+from firmware.ui.screens import CorrectionScreen, DieIcon, Screen, TurnScreen
 
 
 class GameSetup(Protocol):
@@ -40,24 +43,71 @@ class RollOff(Mode):
     queue: list[int]  # players (menu order) still to throw in this round of the roll-off
     hands: dict[int, list[tuple[int, ...]]] = field(default_factory=dict)
     last: tuple[int, ...] = ()  # the last hand thrown, shown until the next
+    entered: list[int] | None = None  # a hand being entered by hand, left to right
+    choice: ValueChoice | None = None
     needs_camera = True
 
     @property
     def expected_dice(self) -> int:
         return self.menu.definition.dice
 
+    @staticmethod
+    def _by_hand(app: Appliance) -> bool:
+        return app.manual_camera or not app.camera_ok
+
     def view(self, app: Appliance) -> Screen:
         player = self.names[self.queue[0]] if self.queue else ""
+        if self.entered is not None:
+            choice = self._choice()
+            die = len(self.entered)
+            icons = tuple(DieIcon(v) for v in self.entered) + (DieIcon(None),) * (self.expected_dice - die)
+            return CorrectionScreen(title=app.flash_label or say("roll_off_throw", player=player),
+                                    dice=icons, die=die, prompt=choice.prompt(die + 1), choices=choice.labels(),
+                                    selected=choice.selected)
+        hint = say("hand_first") if self._by_hand(app) else say("roll_off_throw", player=player)
         return TurnScreen(player=player, throw=0, throws=1,
                           dice=tuple(DieIcon(v) for v in self.last), options=(), selected=None,
-                          message=app.flash_label or say("roll_off_throw", player=player))
+                          message=app.flash_label or hint)
+
+    def _choice(self) -> ValueChoice:
+        if self.choice is None:
+            self.choice = ValueChoice(1, full=True, selected=0)
+        return self.choice
 
     def on_press(self, app: Appliance, press: Press) -> Mode | None:
-        return self.menu if is_back(press) else None
+        if self.entered is None:
+            if is_back(press):
+                return self.menu
+            if is_ok(press) and self.queue and self._by_hand(app):
+                self.entered, self.choice = [], None
+            return None
+        if is_back(press):  # a step back: the last value, or out of entering
+            self.choice = None
+            if self.entered:
+                self.entered.pop()
+            else:
+                self.entered = None
+            return None
+        choice = self._choice()
+        if step(press):
+            choice.move(step(press))
+            return None
+        if not is_ok(press):
+            return None
+        value = choice.choose()
+        if value is None:
+            return None
+        self.entered.append(value)
+        self.choice = None
+        if len(self.entered) < self.expected_dice:
+            return None
+        hand, self.entered = tuple(self.entered), None
+        return self._take_hand(app, hand)
 
     def on_throw(self, app: Appliance, seen: ThrowSeen) -> Mode | None:
         if not self.queue:
             return None
+        self.entered, self.choice = None, None  # the camera saw the hand: no need to enter it
         reading = seen.reading
         problem = full_throw_problem(seen, self.expected_dice)
         if problem is not None:
@@ -70,7 +120,11 @@ class RollOff(Mode):
         if unsure:
             app.flash(say("unsure_rethrow", die=reading_die_number(reading, unsure[0])))
             return None
-        hand = tuple(reading.dice[r].value for r in left_to_right(reading))
+        return self._take_hand(app, tuple(reading.dice[r].value for r in left_to_right(reading)))
+
+    def _take_hand(self, app: Appliance, hand: tuple[int, ...]) -> Mode | None:
+        """The next player's hand, from the camera or the buttons; the game starts once the
+        order is settled."""
         player = self.queue.pop(0)
         self.hands.setdefault(player, []).append(hand)
         self.last = hand

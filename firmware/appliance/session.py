@@ -129,6 +129,51 @@ def throw_view_from_reading(stored: StoredReading | None, dice: int) -> ThrowVie
 
 
 @dataclass
+class ThrowViews:
+    """How each throw of the current turn was seen, folded from the events beside the
+    engine's state: the last one is the current throw (throw_undone takes it back), and
+    those of turns whose box was filled are kept for turn_undone. The appliance numbers the
+    dice from it; the exported score sheet lists them in the same order."""
+
+    dice: int
+    views: list[ThrowView] = field(default_factory=list)
+    filled: list[list[ThrowView]] = field(default_factory=list)
+
+    @property
+    def current(self) -> ThrowView:
+        return self.views[-1] if self.views else ThrowView()
+
+    def copy(self) -> "ThrowViews":
+        return ThrowViews(self.dice, list(self.views), [list(v) for v in self.filled])
+
+    def advance(self, event: Mapping[str, Any], reading: StoredReading | None) -> None:
+        """Follow one event the engine accepted."""
+        kind = event.get("type")
+        if kind == "throw" and reading is None and event.get("source") == engine.events.SOURCE_HAND:
+            self.views.append(self._view_by_hand())
+        elif kind == "throw":
+            self.views.append(throw_view_from_reading(reading, self.dice))
+        elif kind == "throw_undone" and self.views:
+            self.views.pop()
+        elif kind == "reading_corrected" and self.views:
+            self.views[-1] = replace(self.current, confirmed=True,
+                                     dice=tuple(replace(d, unsure=False) for d in self.current.dice))
+        elif kind in ("category_scored", "category_scratched"):
+            self.filled.append(self.views)
+            self.views = []
+        elif kind == "turn_undone":
+            self.views = self.filled.pop() if self.filled else []
+
+    def _view_by_hand(self) -> ThrowView:
+        """A throw entered by hand: confirmed by whoever entered it; the dice keep the places
+        the last throw of the turn gave them, so they stay in the order the players know."""
+        last = self.current.dice if self.views else ()
+        kept = (tuple(replace(d, unsure=False) for d in last) if len(last) == self.dice
+                else tuple(DieSeen() for _ in range(self.dice)))
+        return ThrowView(kept, confirmed=True)
+
+
+@dataclass
 class GameSession:
     """One game: its id in the log, the engine state and the current throw as seen."""
 
@@ -136,15 +181,18 @@ class GameSession:
     game_id: str
     state: GameState
     events: int = 0  # events in the log for this game
-    # How each throw of the current turn was seen, the last one is the current throw
-    # (throw_undone takes it back); and those of turns whose box was filled (turn_undone).
-    _views: list[ThrowView] = field(default_factory=list)
-    _filled: list[list[ThrowView]] = field(default_factory=list)
+    _seen: ThrowViews | None = None  # how the throws of the turn were seen
+
+    @property
+    def seen(self) -> ThrowViews:
+        if self._seen is None:
+            self._seen = ThrowViews(self.state.rules.dice)
+        return self._seen
 
     @property
     def throw(self) -> ThrowView:
         """The current throw as seen."""
-        return self._views[-1] if self._views else ThrowView()
+        return self.seen.current
 
     # -- starting and resuming --------------------------------------------------------------
 
@@ -171,30 +219,8 @@ class GameSession:
     def _advance(self, event: dict[str, Any], reading: StoredReading | None) -> GameState:
         """The state after `event` (raises RuleError), updating the throw view to match."""
         new_state = engine.apply(self.state, event)
-        kind = event["type"]
-        if kind == "throw" and reading is None and event.get("source") == engine.events.SOURCE_HAND:
-            self._views.append(self._view_by_hand())
-        elif kind == "throw":
-            self._views.append(throw_view_from_reading(reading, self.state.rules.dice))
-        elif kind == "throw_undone" and self._views:
-            self._views.pop()
-        elif kind == "reading_corrected" and self._views:
-            self._views[-1] = replace(self.throw, confirmed=True,
-                                      dice=tuple(replace(d, unsure=False) for d in self.throw.dice))
-        elif kind in ("category_scored", "category_scratched"):
-            self._filled.append(self._views)
-            self._views = []
-        elif kind == "turn_undone":
-            self._views = self._filled.pop() if self._filled else []
+        self.seen.advance(event, reading)
         return new_state
-
-    def _view_by_hand(self) -> ThrowView:
-        """A throw entered by hand: confirmed by whoever entered it; the dice keep the places
-        the last throw of the turn gave them, so they stay in the order the players know."""
-        dice = self.state.rules.dice
-        last = self.throw.dice if self._views else ()
-        kept = tuple(replace(d, unsure=False) for d in last) if len(last) == dice else tuple(DieSeen() for _ in range(dice))
-        return ThrowView(kept, confirmed=True)
 
     # -- playing ------------------------------------------------------------------------------
 
@@ -206,12 +232,12 @@ class GameSession:
                snapshot_jpeg: bytes | None = None) -> StoredEvent:
         """Check, commit, then apply; returns the event as committed. Raises RuleError (nothing
         written) for an illegal event."""
-        saved = list(self._views), list(self._filled)
+        saved = self.seen.copy()
         try:
             new_state = self._advance(event, reading)
             stored = self._append(event, reading, snapshot_jpeg)
         except Exception:
-            self._views, self._filled = saved
+            self._seen = saved
             raise
         self.state = new_state
         self.events += 1

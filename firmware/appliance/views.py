@@ -13,7 +13,9 @@ import engine
 from engine import ScoreOption
 from firmware.appliance.inputs import ThrowSeen
 from firmware.appliance.session import GameSession
+from firmware.appliance.settings import BRIGHTNESS_STEPS
 from firmware.appliance.throws import left_to_right
+from firmware.localformat import MoneyStyle, format_money, format_number
 from firmware.ui.catalogue import say
 from firmware.ui.screens import DieIcon, FinalRow, Label, Names, OptionRow
 
@@ -78,7 +80,30 @@ def final_rows(state: engine.GameState, stake_given: bool) -> tuple[FinalRow, ..
     return tuple(rows[p] for p in order)
 
 
-def stake_label(stake: Decimal, currency: str) -> Label:
+def stake_label(stake: Decimal, money: MoneyStyle) -> Label:
     if stake == 0:
         return say("no_stake")
-    return f"{currency}{stake.normalize():f}"
+    return Names(es=format_money(stake, money, "es"), en=format_money(stake, money, "en"))
+
+
+def brightness_level(contrast: int) -> int:
+    """The settings menu's brightness level (0-based) of a panel contrast (1 to 255, the
+    config's business); a contrast between levels counts as the nearest."""
+    return min(range(len(BRIGHTNESS_STEPS)), key=lambda i: (abs(BRIGHTNESS_STEPS[i] - contrast), i))
+
+
+def brightness_label(contrast: int) -> str:
+    """The brightness as people read it: "4/5", never the panel's raw contrast."""
+    return f"{brightness_level(contrast) + 1}/{len(BRIGHTNESS_STEPS)}"
+
+
+def next_brightness(contrast: int, delta: int) -> int:
+    """The contrast of the level `delta` steps from this one, round the levels."""
+    return BRIGHTNESS_STEPS[(brightness_level(contrast) + delta) % len(BRIGHTNESS_STEPS)]
+
+
+def number_label(value: float, places: int, money: MoneyStyle) -> Names:
+    """A number with decimals as each language writes it on this device ("171,4" / "171.4",
+    or the config's decimal separator in both)."""
+    text = f"{value:.{places}f}"
+    return Names(es=format_number(text, "es", money), en=format_number(text, "en", money))

@@ -2,12 +2,15 @@
 
 Layout on the target:
 
-    CUBILETE/<device name>/games.csv                    every game this device ever exported
+    CUBILETE/<device name>/games.csv                    every game of this device on this target
     CUBILETE/<device name>/fairness.csv                 the dice fairness test, all and per game day
     CUBILETE/<device name>/<game_id>_<game>/events.jsonl     every stored event, raw reading
-                                           /scoresheet.csv    categories x players
-                                           /scoresheet.html   printable sheet + throw log
+                                           /scoresheet.csv    categories x players, then every throw
+                                           /scoresheet.html   printable sheet + throw log with the snapshots
                                            /snapshots/<seq>.jpg
+
+Everything is written in the device's locale (`firmware.localformat.Locale`): its language,
+money style and time zone.
 
 By default only games that are new since the last export (or that moved on since an
 export caught them unfinished) are written; `all_games` writes every game the device still
@@ -20,7 +23,10 @@ written (safewrite.ExportTarget.read_back): a stick unmounted, pulled or changed
 folder deleted, during the export never counts as exported. An export that fails part-way
 (stick pulled, full, read-only, the size cap) records the games it wrote and read back, if
 any, and says what failed; the next export redoes the rest. games.csv is rebuilt from the
-ledger and the games of this export each time, written last, atomically.
+ledger and the games of this export each time, written last, atomically; it lists the games
+whose folders are on this target (a game exported earlier to another stick is not listed
+on this one: a list that names folders the stick does not have invites the question where
+they went).
 """
 
 from __future__ import annotations
@@ -35,12 +41,16 @@ from pathlib import Path, PurePosixPath
 
 from firmware.eventlog import EventLog, EventLogError, GameRecord, StoredEvent, utc_now_iso
 from firmware.export.fatnames import FolderNames, NameClash, fat_name
+from firmware.appliance.settings import load_prefs
+from firmware.config import Config
 from firmware.export.formats import (events_jsonl, fairness_csv, games_csv, games_csv_row, scoresheet_csv,
                                      scoresheet_html)
-from firmware.fairness_report import fairness_report
 from firmware.export.ledger import LEDGER_FILE, Ledger, LedgerEntry, LedgerError
 from firmware.export.safewrite import DirOps, ExportError, ExportTarget, Folder, WrittenFile
 from firmware.export.summary import summarize
+from firmware.export.throwlog import throw_log
+from firmware.fairness_report import fairness_report
+from firmware.localformat import Locale
 
 log = logging.getLogger(__name__)
 
@@ -54,24 +64,27 @@ Progress = Callable[[int, int], None]  # (games done, games to do)
 @dataclass(frozen=True)
 class ExportResult:
     games: int  # games written by this export
-    listed: int  # games in games.csv
+    listed: int  # games in games.csv (those whose folders are on this target)
     bytes_written: int
     files_written: int
     missing_snapshots: int  # snapshots referenced by the log but gone from the device
     folder: str  # CUBILETE/<device name>, relative to the target
     seconds: float
+    elsewhere: int = 0  # games exported before whose folders are not on this target
 
     def summary_line(self, target: str) -> str:
+        elsewhere = (f"; {self.elsewhere} exported earlier are not on this target (--all writes every game"
+                     " the device still has)") if self.elsewhere else ""
         if self.games == 0:
             return (f"no new games since the last export (--all writes every game);"
-                    f" {os.path.join(target, self.folder, 'games.csv')} lists {self.listed}")
+                    f" {os.path.join(target, self.folder, 'games.csv')} lists {self.listed}{elsewhere}")
         what = "1 game" if self.games == 1 else f"{self.games} games"
         line = (f"exported {what} ({self.files_written} files, {self.bytes_written / 1e6:.1f} MB)"
                 f" to {os.path.join(target, self.folder)} in {self.seconds:.1f} s;"
                 f" games.csv lists {self.listed}")
         if self.missing_snapshots:
             line += f"; {self.missing_snapshots} snapshots were already deleted on the device"
-        return line
+        return line + elsewhere
 
 
 class PartialExport(ExportError):
@@ -85,7 +98,7 @@ class PartialExport(ExportError):
 
 def export_games(state_dir: str | os.PathLike[str], target: str | os.PathLike[str], device_name: str,
                  *, all_games: bool = False, byte_cap: int = DEFAULT_BYTE_CAP,
-                 include_snapshots: bool = True, language: str = "es", ops: DirOps | None = None,
+                 include_snapshots: bool = True, locale: Locale = Locale(), ops: DirOps | None = None,
                  progress: Progress | None = None) -> ExportResult:
     """Export the games of `state_dir` to `target`; raises ExportError (one line) on failure
     (PartialExport when some games were written and read back before it)."""
@@ -96,6 +109,8 @@ def export_games(state_dir: str | os.PathLike[str], target: str | os.PathLike[st
         with _open_log(state) as event_log, ExportTarget(target, byte_cap, ops) as out:
             games = _select(event_log, ledger, all_games)
             device_folder_name = fat_name(device_name)
+            rows: list[dict[str, str]] = []
+            elsewhere = 0
             written: dict[str, tuple[LedgerEntry, list[WrittenFile]]] = {}
             missing = 0
             failure: ExportError | None = None
@@ -113,13 +128,15 @@ def export_games(state_dir: str | os.PathLike[str], target: str | os.PathLike[st
                                 progress(len(written), len(games))
                             first = len(out.written)
                             entry, gone = _export_game(state, event_log, record, device_folder,
-                                                       names, device_name, include_snapshots, language)
+                                                       names, device_name, include_snapshots, locale)
                             written[record.game_id] = (entry, out.written[first:])
                             missing += gone
-                        rows = [entry.row for game_id, entry in ledger.games.items() if game_id not in written]
-                        rows += [entry.row for entry, _ in written.values()]
-                        device_folder.write_file("games.csv", games_csv(rows))
-                        device_folder.write_file("fairness.csv", fairness_csv(fairness_report(event_log)))
+                        earlier = [entry for game_id, entry in ledger.games.items() if game_id not in written]
+                        here = [entry for entry in earlier if device_folder.has_folder(entry.folder)]
+                        elsewhere = len(earlier) - len(here)
+                        rows = [entry.row for entry in here] + [entry.row for entry, _ in written.values()]
+                        device_folder.write_file("games.csv", games_csv(rows, locale))
+                        device_folder.write_file("fairness.csv", fairness_csv(fairness_report(event_log), locale))
                         device_folder.sync()
                     except ExportError as error:
                         failure = error
@@ -136,10 +153,10 @@ def export_games(state_dir: str | os.PathLike[str], target: str | os.PathLike[st
                 raise PartialExport(_with_progress(str(failure), len(verified)), len(verified))
             if progress:
                 progress(len(verified), len(games))
-            return ExportResult(games=len(verified), listed=len(ledger.games), bytes_written=out.bytes_written,
+            return ExportResult(games=len(verified), listed=len(rows), bytes_written=out.bytes_written,
                                 files_written=out.files_written, missing_snapshots=missing,
                                 folder=f"{TOP_FOLDER}/{device_folder_name}",
-                                seconds=time.monotonic() - started)
+                                seconds=time.monotonic() - started, elsewhere=elsewhere)
 
 
 def _record(ledger: Ledger, state: Path, written: dict[str, tuple[LedgerEntry, list[WrittenFile]]],
@@ -246,7 +263,7 @@ def _select(event_log: EventLog, ledger: Ledger, all_games: bool) -> list[GameRe
 
 def _export_game(state: Path, event_log: EventLog, record: GameRecord, device_folder: Folder,
                  names: FolderNames, device_name: str, include_snapshots: bool,
-                 language: str) -> tuple[LedgerEntry, int]:
+                 locale: Locale) -> tuple[LedgerEntry, int]:
     # The service may append while we read. A game seen ended gets no more events, so its
     # events read after that are all of them; one seen unfinished stays unfinished in the
     # ledger even if it ends meanwhile, and goes out again next time.
@@ -257,7 +274,7 @@ def _export_game(state: Path, event_log: EventLog, record: GameRecord, device_fo
     except NameClash as error:
         raise ExportError(str(error)) from None
     summary = summarize(record.game_id, record.game, record.started_at, ended_at,
-                        [e.event for e in events], language)
+                        [e.event for e in events], locale.language)
     missing = 0
     with device_folder.subfolder(folder_name) as game_folder:
         snapshot_names: dict[int, str] = {}
@@ -273,9 +290,10 @@ def _export_game(state: Path, event_log: EventLog, record: GameRecord, device_fo
                     snapshots.write_file(name, data)
                     snapshot_names[stored.seq] = f"snapshots/{name}"
                 snapshots.sync()
-        game_folder.write_file("events.jsonl", events_jsonl(record.game_id, events, snapshot_names))
-        game_folder.write_file("scoresheet.csv", scoresheet_csv(summary))
-        game_folder.write_file("scoresheet.html", scoresheet_html(summary, events, device_name))
+        log_rows, deciding = throw_log(events, snapshot_names)
+        game_folder.write_file("events.jsonl", events_jsonl(record.game_id, events, snapshot_names, locale.zone))
+        game_folder.write_file("scoresheet.csv", scoresheet_csv(summary, log_rows, deciding, locale))
+        game_folder.write_file("scoresheet.html", scoresheet_html(summary, log_rows, deciding, device_name, locale))
         game_folder.sync()
     device_folder.sync()
     entry = LedgerEntry(folder=folder_name, events=len(events), ended_at=ended_at,
@@ -295,3 +313,10 @@ def _read_snapshot(state: Path, stored: StoredEvent) -> bytes | None:
     except OSError as error:
         log.warning("cannot read snapshot %s: %s", relative, error)
         return None
+
+
+def device_locale(config: Config, state_dir: str | os.PathLike[str]) -> Locale:
+    """The locale the device's exports are written in: the language set on the device (its
+    settings menu) over the config's, the config's money style, the system's time zone."""
+    language = load_prefs(Path(state_dir), config.device.language, config.display.contrast).language
+    return Locale(language, config.device.money_style())

@@ -287,6 +287,10 @@ class Folder:
         except OSError:
             return None
 
+    def has_folder(self, name: str) -> bool:
+        """A folder `name` is here (not a link to one)."""
+        return name == fat_name(name) and self._kind(name) == "a folder"
+
     def subfolder(self, name: str) -> "Folder":
         """Open the folder `name` here, creating it when missing; never through a link."""
         name = self._child(name)

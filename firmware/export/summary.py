@@ -13,10 +13,18 @@ from decimal import Decimal
 from typing import Any, Sequence
 
 import engine
+from firmware.localformat import MoneyStyle, format_money, format_number
 
 STATUS_FINISHED = "finished"
 STATUS_ENDED = "ended unfinished"
 STATUS_PLAYING = "in progress"
+# What the sheet says when the log cannot be replayed (the engine's own reason follows, in English).
+PROBLEMS = {
+    "es": {"replay": "no se pudo rehacer la partida: {error}",
+           "refused": "las reglas rechazan el evento {index} ({kind}): {error}"},
+    "en": {"replay": "replay failed: {error}",
+           "refused": "event {index} ({kind}) refused by the rules: {error}"},
+}
 
 
 @dataclass(frozen=True)
@@ -59,10 +67,6 @@ class GameSummary:
     instant_win: dict[str, str] | None = None  # {"en": "... (Ana)", "es": "... (Ana)"}
     language: str = "es"
 
-    @property
-    def settlement(self) -> list[str]:
-        return [p.text("en") for p in self.payments]
-
     def category_name(self, category_id: str) -> str:
         return dict(self.categories).get(category_id, category_id)
 
@@ -74,12 +78,14 @@ class PaymentLine:
     points: str
     amount: str | None  # None when the game was played for points only
 
-    def text(self, language: str) -> str:
+    def text(self, language: str, money: MoneyStyle = MoneyStyle()) -> str:
+        amount = format_money(self.amount, money, language) if self.amount else None
+        points = format_number(self.points, language, money)
         if language == "es":
-            money = f"{self.amount} ({self.points} puntos)" if self.amount else f"{self.points} puntos"
-            return f"{self.payers} paga a {self.payees} {money}"
-        money = f"{self.amount} ({self.points} points)" if self.amount else f"{self.points} points"
-        return f"{self.payers} pays {self.payees} {money}"
+            what = f"{amount} ({points} puntos)" if amount else f"{points} puntos"
+            return f"{self.payers} paga a {self.payees} {what}"
+        what = f"{amount} ({points} points)" if amount else f"{points} points"
+        return f"{self.payers} pays {self.payees} {what}"
 
 
 def summarize(game_id: str, game: str, started_at: str, ended_at: str | None,
@@ -101,12 +107,12 @@ def summarize(game_id: str, game: str, started_at: str, ended_at: str | None,
     except Exception as error:  # the raw events are exported whatever the engine thinks
         return GameSummary(**base, categories=[], sheet=[], totals=None, winners=[],
                            payments=[], status=status_if_unscored,
-                           problem=f"replay failed: {type(error).__name__}: {error}")
+                           problem=PROBLEMS.get(language, PROBLEMS["en"])["replay"].format(error=f"{type(error).__name__}: {error}"))
 
 
 def _from_replay(events: Sequence[dict[str, Any]], language: str, base: dict[str, Any],
                  status_if_unscored: str) -> GameSummary:
-    state, fills, problem = _fold(events)
+    state, fills, problem = _fold(events, language)
     spanish = language == "es"
     game_name = state.game.name_es if spanish else state.game.name_en
     categories = [(c.id, c.name_es if spanish else c.name_en) for c in state.rules.categories]
@@ -139,7 +145,7 @@ def _from_replay(events: Sequence[dict[str, Any]], language: str, base: dict[str
                        instant_win=instant)
 
 
-def _fold(events: Sequence[dict[str, Any]]) -> tuple[Any, dict[int, int], str | None]:
+def _fold(events: Sequence[dict[str, Any]], language: str) -> tuple[Any, dict[int, int], str | None]:
     """The game state, the points of each box filled (by event index) and the first event
     the rules refused, if any: the sheet then shows the game up to that event."""
     state = engine.start(events[0])
@@ -148,7 +154,7 @@ def _fold(events: Sequence[dict[str, Any]]) -> tuple[Any, dict[int, int], str | 
         try:
             state = engine.apply(state, event)
         except engine.RuleError as error:
-            return state, fills, f"event {index} ({event.get('type')}) refused by the rules: {error}"
+            return state, fills, PROBLEMS.get(language, PROBLEMS["en"])["refused"].format(index=index, kind=event.get("type"), error=error)
         if event.get("type") in ("category_scored", "category_scratched"):
             mark = _mark(state, event)
             if mark is not None:

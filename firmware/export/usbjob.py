@@ -23,7 +23,7 @@ from types import FrameType
 from typing import Any
 
 from firmware.export import notify
-from firmware.export.exporter import PartialExport, export_games
+from firmware.export.exporter import PartialExport, device_locale, export_games
 from firmware.export.mountstep import JOB_FILE, MOUNT_POINT, RESULT_FILE, read_json, write_json
 from firmware.export.safewrite import ExportError
 from hardware.usb import UsbError, UsbPartition, UsbStorage
@@ -102,7 +102,7 @@ def _export(root: Path, name: str, state_dir: str, all_games: bool, device_name:
         result = export_games(state_dir, root, device_name, all_games=all_games,
                               byte_cap=config.export.byte_cap_mb * 1_000_000,
                               include_snapshots=config.export.include_snapshots,
-                              language=config.device.language, progress=report)
+                              locale=device_locale(config, state_dir), progress=report)
     except PartialExport as error:
         return error.games, str(error), 0
     except (ExportError, Stopped) as error:

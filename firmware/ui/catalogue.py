@@ -220,6 +220,9 @@ MESSAGES: dict[str, dict[str, Template]] = {
     "storage_not_writable": {"es": "Memoria protegida", "en": "Storage not writable"},
     "storage_error": {"es": "Error de memoria", "en": "Storage error"},
     "storage_log_kept": {"es": "registro intacto", "en": "the log is kept"},
+    # dice by hand: cacho's turn-over without a camera (issue 18, the score sheet's part)
+    "turn_over_item": {"es": "Voltear un dado", "en": "Turn a die over"},
+    "hand_turn": {"es": "OK: voltear un dado", "en": "OK: turn a die over"},
 }
 
 # Engine rule ids (engine.errors) -> their short messages.
@@ -342,12 +345,3 @@ def text(label: Label, lang: str) -> str:
         return message(label.key, lang, label.args)
     return str(label)
 
-
-def money(cents: int, lang: str, currency: str = "") -> str:
-    """A signed amount: '+12,50€' in Spanish, '+€12.50' in English; no currency: '+12,50'."""
-    sign = "+" if cents > 0 else "-" if cents < 0 else ""
-    units, rest = divmod(abs(cents), 100)
-    number = f"{units},{rest:02d}" if lang == "es" else f"{units}.{rest:02d}"
-    if not currency:
-        return sign + number
-    return f"{sign}{number}{currency}" if lang == "es" else f"{sign}{currency}{number}"

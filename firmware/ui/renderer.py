@@ -13,8 +13,9 @@ from typing import Sequence
 import numpy as np
 from PIL import Image
 
+from firmware.localformat import money_from_cents
 from firmware.ui import font
-from firmware.ui.catalogue import money, note, text
+from firmware.ui.catalogue import note, text
 from firmware.ui.icons import icon
 from firmware.ui.screens import (
     ConfirmScreen,
@@ -403,7 +404,8 @@ def _game_over(c: Canvas, s: GameOverScreen, lang: str) -> None:
         c.text_right(RIGHT, line_y(0), position)
 
     ranks = _ranks([row.points for row in s.rows])
-    nets = [money(row.net_cents, lang, s.currency) if row.net_cents is not None else "" for row in s.rows]
+    nets = [money_from_cents(row.net_cents, s.money, lang, signed=True) if row.net_cents is not None else ""
+            for row in s.rows]
     net_w = max((font.text_width(n) for n in nets), default=0)
     pts_w = max((font.text_width(str(row.points)) for row in s.rows), default=0)
     pts_right = RIGHT - (net_w + 5 if net_w else 0)

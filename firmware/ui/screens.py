@@ -12,6 +12,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Mapping, Union
 
+from firmware.localformat import MoneyStyle
+
 
 @dataclass(frozen=True)
 class Text:
@@ -161,7 +163,8 @@ class ConfirmScreen:
 class FinalRow:
     """One player's line in the final table.
 
-    net_cents: the settlement in cents of the currency (+ receives, - pays), None if no stake.
+    net_cents: the settlement in cents of the currency (+ receives, - pays), None if no stake;
+    written in the device's money style (the GameOverScreen's `money`).
     """
 
     name: str
@@ -183,7 +186,7 @@ class GameOverScreen:
     game: Label
     rows: tuple[FinalRow, ...]
     page: int = 0
-    currency: str = "€"
+    money: MoneyStyle = MoneyStyle()
     title: Label = T("game_over")
     note: Label | None = None
 

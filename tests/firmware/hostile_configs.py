@@ -156,7 +156,11 @@ CASES: tuple[HostileConfig, ...] = (
     HostileConfig("unicode-section", "d\u00e9vice", _text("[\"d\u00e9vice\"]\nname = \"x\"\n")),
     HostileConfig("unicode-bare-key", "", _text("[device]\nn\u00e4me = \"x\"\n")),
     HostileConfig("state-dir-nul", "device.state_dir", _text("[device]\nstate_dir = \"\\u0000\"\n")),
-    HostileConfig("currency-emoji", "game.currency", _text("[game]\ncurrency = \"\U0001F4B0\"\n")),
+    HostileConfig("currency-emoji", "device.currency", _text("[device]\ncurrency = \"\U0001F4B0\"\n")),
+    # the key's older place ([game]) still works, and is checked as the new one
+    HostileConfig("currency-emoji-game", "device.currency", _text("[game]\ncurrency = \"\U0001F4B0\"\n")),
+    HostileConfig("decimal-separator-space", "device.decimal_separator",
+                  _text("[device]\ndecimal_separator = \" \"\n")),
     # the file itself
     HostileConfig("a-directory", "", _directory),
     HostileConfig("a-fifo", "", _fifo),

@@ -20,6 +20,7 @@ from firmware.eventlog import EventLog
 from firmware.export.exporter import export_games
 from firmware.service import Service
 from firmware.export.formats import LABELS
+from firmware.localformat import Locale
 from firmware.ui import font
 from firmware.ui.catalogue import LANGUAGES, message, rule_message
 from firmware.ui.catalogue import text as text_in
@@ -280,9 +281,9 @@ def test_the_exported_sheet_says_which_throws_were_entered_by_hand(tmp_path: Pat
     enter(app, 1, 1, 1, 1, 2)
     out = tmp_path / "stick"
     out.mkdir()
-    export_games(tmp_path / "state", out, "bar", all_games=True, language="es")
+    export_games(tmp_path / "state", out, "bar", all_games=True, locale=Locale("es"))
     page = next((out / "CUBILETE" / "bar").glob("*/scoresheet.html")).read_text(encoding="utf-8")
-    assert "<td>1 1 1 1 2</td><td>a mano</td>" in page
+    assert '<td class="dice">1 1 1 1 2</td><td class="dice">a mano</td>' in page
 
 
 def test_every_text_of_dice_by_hand_fits_its_line_in_both_languages() -> None:
@@ -306,5 +307,140 @@ def test_the_config_and_the_command_line_take_the_manual_camera(tmp_path: Path) 
         assert isinstance(service.camera, ManualCamera) and service.app is not None and service.app.manual_camera
         service.step()
         assert service.app.camera_ok  # no camera-lost warning: there is no camera to lose
+    finally:
+        service.shutdown()
+
+
+# -- cacho's turn-over and the roll-off, without a camera ---------------------------------------------
+
+
+def cacho_after_two_throws(tmp_path: Path) -> Appliance:
+    """Manual camera, cacho: 1 2 3 4 6, then dice 1 and 2 thrown again: 5 5 3 4 6 (a die must
+    be turned over now: the second throw was not of all five)."""
+    app = Appliance(EventLog.open(tmp_path), defaults=GameDefaults(game="cacho", players=2, order="fixed"),
+                    clock=Clock(), manual_camera=True)
+    start_game(app)
+    press(app, "ok")
+    enter(app, 1, 2, 3, 4, 6)
+    press(app, "OK", "ok", "ok", "ok", "next", "ok", "next", "ok", "next", "ok")
+    press(app, *values_presses(1, 5), *values_presses(2, 5))
+    assert app.session is not None and app.session.state.turn.dice == (5, 5, 3, 4, 6)
+    return app
+
+
+def test_cacho_by_hand_turns_a_die_over_from_ok(tmp_path: Path) -> None:
+    app = cacho_after_two_throws(tmp_path)
+    assert turn_actions(app.session.state).must_turn
+    screen = app.screen()
+    assert isinstance(screen, TurnScreen) and text(screen.message) == "OK: turn a die over"
+    press(app, "ok")
+    screen = app.screen()
+    assert isinstance(screen, CorrectionScreen) and text(screen.title) == "Turn a die over"
+    assert text(screen.prompt) == "5 becomes 2" and screen.die == 0
+    press(app, "next", "next")
+    assert text(app.screen().prompt, "es") == "3 pasa a 4" and app.screen().die == 2
+    press(app, "ok")
+    assert app.log.events(app.session.game_id)[-1].event == ev.die_turned(0, 2, 4)
+    assert app.session.state.turn.dice == (5, 5, 4, 4, 6) and not turn_actions(app.session.state).must_turn
+    screen = app.screen()
+    assert isinstance(screen, TurnScreen) and [d.turned for d in screen.dice] == [False, False, True, False, False]
+    assert screen.selected is not None  # the boxes are open to pick now
+
+
+def test_cacho_by_hand_a_second_turn_from_the_turn_menu_and_long_ok_goes_back(tmp_path: Path) -> None:
+    app = cacho_after_two_throws(tmp_path)
+    press(app, "OK")
+    menu = app.screen()
+    assert isinstance(menu, MenuScreen) and text(menu.items[0].label) == "Turn a die over"
+    press(app, "ok", "OK")  # in, then back to the menu without turning
+    assert event_types(app)[-1] == "throw" and isinstance(app.screen(), MenuScreen)
+    press(app, "ok", "ok")  # in again; die 1: 5 becomes 2
+    assert app.session.state.turn.dice == (2, 5, 3, 4, 6)
+    if turn_actions(app.session.state).may_turn:  # a second turn only when it scores more
+        press(app, "OK")
+        assert text(app.screen().items[0].label) == "Turn a die over"
+
+
+def test_the_turn_over_texts_fit_their_lines_in_both_languages() -> None:
+    for key, args in [("turn_over_item", {}), ("hand_turn", {}), ("turn_a_die", {}), ("turned_to", {"a": 6, "b": 1})]:
+        for lang in LANGUAGES:
+            line = message(key, lang, args)
+            assert font.can_draw(line) and font.text_width(line) <= RIGHT - 1, (key, lang, line)
+
+
+def hand(app: Appliance, *values: int) -> None:
+    """OK, then a roll-off hand die by die (each value list starts at 1)."""
+    press(app, "ok")
+    enter(app, *values)
+
+
+def test_the_roll_off_by_hand_orders_the_players_and_a_tie_throws_again(tmp_path: Path) -> None:
+    app = Appliance(EventLog.open(tmp_path), defaults=GameDefaults(game="generala", players=3, order="roll-off"),
+                    clock=Clock(), manual_camera=True)
+    start_game(app)
+    screen = app.screen()
+    assert isinstance(screen, TurnScreen) and screen.player == "J1" and text(screen.message) == "OK: enter the dice"
+    press(app, "ok", *values_presses(1, 3))  # J1 starts entering: one value given...
+    screen = app.screen()
+    assert isinstance(screen, CorrectionScreen) and text(screen.prompt) == "Die 2: value"
+    assert [d.value for d in screen.dice] == [3, None, None, None, None] and text(screen.title) == "J1: throw"
+    press(app, "OK", "OK")  # ...taken back, and out: nothing entered
+    assert isinstance(app.screen(), TurnScreen) and app.session is None
+    hand(app, 1, 2, 3, 4, 5)  # J1: 15
+    hand(app, 5, 4, 3, 2, 1)  # J2: 15, a tie
+    hand(app, 6, 6, 6, 6, 6)  # J3: 30
+    assert app.session is None and text(app.screen().message) == "Tie: throw again"
+    assert app.screen().player == "J1"
+    hand(app, 6, 6, 6, 6, 5)  # J1 again: 29
+    hand(app, 1, 1, 1, 1, 2)  # J2 again: 6, the lowest plays first
+    assert app.session is not None and app.session.state.players == ("J2", "J1", "J3")
+    started = app.log.events(app.session.game_id)[0].event
+    assert started["roll_off"] == {"J2": [[5, 4, 3, 2, 1], [1, 1, 1, 1, 2]], "J1": [[1, 2, 3, 4, 5], [6, 6, 6, 6, 5]],
+                                   "J3": [[6, 6, 6, 6, 6]]}
+    assert isinstance(app.screen(), TurnScreen) and app.screen().player == "J2"
+
+
+def test_the_new_game_menu_offers_the_roll_off_without_a_camera(tmp_path: Path) -> None:
+    app = Appliance(EventLog.open(tmp_path), defaults=GameDefaults(game="generala", players=2, order="roll-off"),
+                    clock=Clock(), manual_camera=True)
+    press(app, "ok")  # New game
+    labels = {text(item.label): text(item.value) for item in app.screen().items if item.value is not None}
+    assert labels["Order"] == "roll-off"
+
+
+def test_cacho_with_the_roll_off_and_a_turn_over_through_the_service_with_the_manual_camera(tmp_path: Path) -> None:
+    """What `cubilete run --camera manual --buttons keyboard` plays: the same service, the
+    presses scripted."""
+    hands = {"J1": [2, 2, 4, 5, 6], "J2": [1, 1, 3, 3, 5]}
+    order = engine.roll_off_order(engine.GAMES["cacho"], {p: [h] for p, h in hands.items()}).order
+    presses = ["ok", "prev", "ok"]  # New game, Start: the roll-off
+    for player in ("J1", "J2"):
+        presses.append("ok")
+        for value in hands[player]:
+            presses += values_presses(1, value)
+    presses.append("ok")  # the first player's first throw: 1 2 3 4 6
+    for value in (1, 2, 3, 4, 6):
+        presses += values_presses(1, value)
+    presses += ["OK", "ok", "ok", "ok", "next", "ok", "next", "ok", "next", "ok"]  # dice 1 and 2 again...
+    presses += values_presses(1, 5) + values_presses(2, 5)  # ...5 5 3 4 6: a die must be turned over
+    presses += ["ok", "next", "next", "ok"]  # OK: turn; die 3: 3 becomes 4
+    config = Config(game=GameConfig(game="cacho", order="roll-off"))
+    holder: dict[str, Service] = {}
+    script = [(0.001 * k, "ok" if b == "OK" else b, "long" if b == "OK" else "short") for k, b in enumerate(presses)]
+    buttons = ScriptedButtons(script, clock=lambda: holder["s"].scene_time() if "s" in holder else 0.0)
+    buttons.start(0.0)
+    service = Service(config, [], tmp_path / "state", open_camera_feed("manual"), DummyDisplay(), buttons,  # type: ignore[arg-type]
+                      tracker=None, control_socket=str(tmp_path / "control.sock"))
+    holder["s"] = service
+    try:
+        for _ in range(200):
+            service.step()
+        app = service.app
+        assert app is not None and app.session is not None
+        recorded = [e.event for e in app.log.events(app.session.game_id)]
+        assert recorded[0]["players"] == list(order) and recorded[0]["roll_off"] == {p: [h] for p, h in hands.items()}
+        assert recorded[1:] == [ev.throw(0, [1, 2, 3, 4, 6], source="hand"),
+                                ev.throw(0, [5, 5, 3, 4, 6], [0, 1], source="hand"),
+                                ev.die_turned(0, 2, 4)]
     finally:
         service.shutdown()

@@ -190,3 +190,33 @@ def test_the_tray_outline_is_corners_or_auto(tmp_path: Path) -> None:
     assert problems == [] and config.camera.tray == ((10.0, 20.0), (600.0, 20.5), (600.0, 460.0), (10.0, 460.0))
     config, problems = load(tmp_path, '[camera]\ntray = "auto"')
     assert problems == [] and config.camera.tray == "auto"
+
+
+def test_the_locale_is_one_per_device_with_defaults_by_language(tmp_path: Path) -> None:
+    config, problems = load(tmp_path, """
+[device]
+language = "en"
+currency = "€"
+currency_position = "after"
+""")
+    assert problems == []
+    style = config.device.money_style()
+    assert (style.currency, style.position, style.separator("en"), style.separator("es")) == ("€", "after", ".", ",")
+    config, problems = load(tmp_path, '[device]\ndecimal_separator = ","\n')
+    assert problems == [] and config.device.money_style().separator("en") == ","
+
+
+def test_a_currency_in_the_older_place_still_counts_and_the_new_place_wins(tmp_path: Path) -> None:
+    config, problems = load(tmp_path, '[game]\ncurrency = "Bs"\nplayers = 3\n')
+    assert problems == []
+    assert (config.device.currency, config.game.players) == ("Bs", 3)
+    config, problems = load(tmp_path, '[device]\ncurrency = "€"\n[game]\ncurrency = "Bs"\n')
+    assert problems == [] and config.device.currency == "€"
+
+
+def test_a_bad_locale_value_says_what_is_allowed(tmp_path: Path) -> None:
+    config, problems = load(tmp_path, '[device]\ndecimal_separator = ";"\ncurrency_position = "left"\n')
+    keys = {p.key for p in problems}
+    assert keys == {"device.decimal_separator", "device.currency_position"}
+    assert any("in Spanish" in p.allowed for p in problems)
+    assert config.device == Config().device

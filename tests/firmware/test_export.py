@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -14,6 +15,7 @@ from cli.main import main
 from firmware.eventlog import EventLog
 from firmware.export import exported_game_ids
 from firmware.export.exporter import export_games
+from firmware.localformat import Locale, parse_utc
 from tests.firmware.export_support import memory_tmp_path, JPEG, add_games, make_state, record_game, tree
 
 
@@ -47,7 +49,7 @@ def test_writes_games_csv_and_a_folder_per_game(state: Path, tmp_path: Path) -> 
     base = out / "CUBILETE" / "Bar Pepe"
     assert result.games == 3 and result.listed == 3
     rows = read_csv(base / "games.csv")
-    assert rows[0][:3] == ["game_id", "folder", "game"]
+    assert rows[0][:3] == ["id de partida", "carpeta", "juego"]  # the device's language: es
     assert len(rows) == 4
     with EventLog.open_readonly(state) as log:
         games = log.games()
@@ -59,7 +61,7 @@ def test_writes_games_csv_and_a_folder_per_game(state: Path, tmp_path: Path) -> 
             lines = [json.loads(line) for line in (folder / "events.jsonl").read_text().splitlines()]
             stored = log.events(record.game_id)
             assert [line["event"] for line in lines] == [e.event for e in stored]
-            assert [line["at"] for line in lines] == [e.at for e in stored]
+            assert [parse_utc(line["at"]) for line in lines] == [parse_utc(e.at) for e in stored]
             throws = [line for line in lines if line["event"]["type"] == "throw"]
             assert throws and all(line["reading"]["dice"] for line in throws)
             for line in throws:
@@ -69,15 +71,20 @@ def test_writes_games_csv_and_a_folder_per_game(state: Path, tmp_path: Path) -> 
             assert sheet[0] == ["", "Ana", "Beto"]
 
 
-def test_the_html_sheet_is_self_contained(state: Path, tmp_path: Path) -> None:
+def test_the_html_sheet_loads_nothing_but_its_own_snapshots(state: Path, tmp_path: Path) -> None:
     export_games(state, tmp_path, "bar")
-    for page in (tmp_path / "CUBILETE" / "bar").glob("*/scoresheet.html"):
+    pages = list((tmp_path / "CUBILETE" / "bar").glob("*/scoresheet.html"))
+    assert len(pages) == 3
+    for page in pages:
         text = page.read_text()
         assert text.startswith("<!DOCTYPE html>") and text.rstrip().endswith("</html>")
         lowered = text.lower()
-        for forbidden in ("<script", "src=", "href=", "http:", "https:", "@import", "url("):
+        for forbidden in ("<script", "http:", "https:", "@import", "url(", "//"):
             assert forbidden not in lowered
-        assert "default-src 'none'" in text
+        links = re.findall(r'(?:src|href)="([^"]*)"', text)
+        assert links and all(re.fullmatch(r"snapshots/\d{6}\.jpg", link) for link in links)
+        assert all((page.parent / link).is_file() for link in links)
+        assert "default-src 'none'" in text and "img-src 'self' file:" in text
         assert "Ana" in text and "Beto" in text
 
 
@@ -91,9 +98,17 @@ def test_only_new_games_by_default_and_everything_with_all(state: Path, tmp_path
     assert result.games == 2
     folders = {p.name.split("_")[0] for p in (second / "CUBILETE" / "bar").iterdir() if p.is_dir()}
     assert folders == set(new)
-    # games.csv lists every game ever exported, even those on the first stick
+    # games.csv lists the games on this stick only: the first three are on the first one
+    assert len(read_csv(second / "CUBILETE" / "bar" / "games.csv")) == 1 + 2
+    assert (result.listed, result.elsewhere) == (2, 3)
+    assert "3 exported earlier are not on this target" in result.summary_line(str(second))
+    assert len(read_csv(tmp_path / "CUBILETE" / "bar" / "games.csv")) == 1 + 3
+    everything = export_games(state, second, "bar", all_games=True)
+    assert (everything.games, everything.listed, everything.elsewhere) == (5, 5, 0)
     assert len(read_csv(second / "CUBILETE" / "bar" / "games.csv")) == 1 + 5
-    assert export_games(state, second, "bar", all_games=True).games == 5
+    # back on the first stick: its three games and the two new ones
+    assert export_games(state, tmp_path, "bar").listed == 3
+    assert len(read_csv(tmp_path / "CUBILETE" / "bar" / "games.csv")) == 1 + 3
 
 
 def test_a_game_exported_while_playing_goes_out_again_when_it_moves_on(tmp_path: Path) -> None:
@@ -187,7 +202,7 @@ def test_a_log_the_rules_refuse_is_still_exported_whole_with_a_note(tmp_path: Pa
         game_id = record_game(log, ["Ana", "Beto"], rounds=1, end=False)
         log.append(game_id, {"type": "category_scored", "v": 1, "player": 1, "category": "ones"})
         log.end_game(game_id)
-    export_games(state, tmp_path, "bar")
+    export_games(state, tmp_path, "bar", locale=Locale("en"))
     base = tmp_path / "CUBILETE" / "bar"
     row = dict(zip(*read_csv(base / "games.csv")))
     assert "refused by the rules" in row["note"] and row["totals"]
@@ -201,10 +216,10 @@ def test_score_sheets_speak_the_device_language(tmp_path: Path, language: str, w
     state = tmp_path / "state"
     with EventLog.open(state) as log:
         record_game(log, ["Ana", "Beto"])
-    export_games(state, tmp_path, "bar", language=language)
+    export_games(state, tmp_path, "bar", locale=Locale(language))
     (page,) = (tmp_path / "CUBILETE" / "bar").glob("*/scoresheet.html")
     text = page.read_text()
     for word in words:
         assert word in text
     header = read_csv(tmp_path / "CUBILETE" / "bar" / "games.csv")[0]
-    assert header[0] == "game_id"  # games.csv is data: the same in every language
+    assert header[0] == {"es": "id de partida", "en": "game id"}[language]

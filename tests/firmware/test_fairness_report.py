@@ -14,6 +14,7 @@ from firmware.appliance.menus import DiceFairness, SettingsMenu
 from firmware.eventlog import EventLog
 from firmware.export.formats import fairness_csv
 from firmware.fairness_report import fairness_report
+from firmware.localformat import Locale
 from firmware.ui.catalogue import text
 
 from tests.firmware.appliance_support import new_app
@@ -67,7 +68,7 @@ def test_the_export_carries_the_test_for_the_device_and_each_game_day(tmp_path: 
     log = EventLog.open(tmp_path)
     record_games(log, 5, random.Random(3))
     report = fairness_report(log)
-    rows = list(csv.reader(io.StringIO(fairness_csv(report).decode("utf-8-sig"))))
-    assert rows[0][:3] == ["scope", "first_throws", "dice"]
+    rows = list(csv.reader(io.StringIO(fairness_csv(report, Locale("en")).decode("utf-8-sig"))))
+    assert rows[0][:3] == ["scope", "first throws", "dice"]
     assert rows[1][0] == "device" and rows[1][1] == "65" and sum(map(int, rows[1][3:9])) == 195
     assert [r[0] for r in rows[2:]] == [day.isoformat() for day, _ in report.days]

@@ -41,6 +41,7 @@ def test_the_hint_is_the_advisors_best_choice_with_its_expected_total(tmp_path: 
     assert lines[1] == f"expected total {best[0].expected:.1f}"
     assert lines[2] == best[1].text(state.turn.dice, "en") and best[0].expected >= best[1].expected
     assert text(screen.lines[0], "es") == best[0].text(state.turn.dice, "es")
+    assert text(screen.lines[1], "es") == f"total esperado {best[0].expected:.1f}".replace(".", ",")
     press(app, "ok")
     assert app.session.state == state  # a hint records nothing
 

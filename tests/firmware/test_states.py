@@ -10,6 +10,7 @@ from firmware.appliance import (
     UsbExportStarted,
 )
 from firmware.appliance.machine import Appliance
+from firmware.localformat import MoneyStyle
 from firmware.ui.catalogue import say
 from firmware.ui.screens import (
     ConfirmScreen, CorrectionScreen, GameOverScreen, MenuScreen, MessageScreen, Names, T, TurnScreen,
@@ -309,7 +310,7 @@ def test_the_menu_copies_every_game_to_the_stick_last_exported_to(tmp_path: Path
 
 
 def test_game_over_shows_winner_and_settlement_then_closes(tmp_path: Path) -> None:
-    app = new_app(tmp_path, stake_per_point=0.5, currency="$")
+    app = new_app(tmp_path, stake_per_point=0.5, money=MoneyStyle("$"))
     press(app, "ok")
     app.handle(Press("prev"))  # Start
     press(app, "ok")

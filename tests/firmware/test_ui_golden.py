@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 from PIL import Image, ImageChops
 
+from firmware.localformat import MoneyStyle
 from firmware.ui import (
     ConfirmScreen,
     CorrectionScreen,
@@ -89,7 +90,7 @@ CASES = {
     "menu_new_game_en": (NEW_GAME, "en"),
     "menu_games_en": (GAMES, "en"),
     "menu_settings_es": (MenuScreen(T("settings"), (MenuItem(T("language"), T("lang_es")),
-                                                   MenuItem(T("brightness"), "200"), MenuItem(T("back"))), 0), "es"),
+                                                   MenuItem(T("brightness"), "4/5"), MenuItem(T("back"))), 0), "es"),
     "correction_ambiguous_es": (CorrectionScreen(T("confirm_die"), tuple(DieIcon(v, unsure=i == 2) for i, v in
                                                                          enumerate((2, 2, 5, 4, 4))),
                                                  2, T("die_which", die=3, a=5, b=6), ("5", "6"), 1), "es"),
@@ -119,11 +120,11 @@ CASES = {
     "confirm_undo_en": (ConfirmScreen(T("undo_last"), (T("undo_score", name="Ana", category="Full house",
                                                          points=30),)), "en"),
     "game_over_two_es": (GameOverScreen(GENERALA, (FinalRow("Ana", 245, True, 1250), FinalRow("Beto", 120, False, -1250)),
-                                        note=T("winner", name="Ana")), "es"),
+                                        money=MoneyStyle("€", "after"), note=T("winner", name="Ana")), "es"),
     "game_over_two_en": (GameOverScreen(GENERALA, (FinalRow("Ana", 245, True, 1250), FinalRow("Beto", 120, False, -1250)),
-                                        note=T("winner", name="Ana")), "en"),
-    "game_over_eight_page1_es": (GameOverScreen(N("Cacho", "Cacho"), EIGHT, 0), "es"),
-    "game_over_eight_page2_en": (GameOverScreen(N("Cacho", "Cacho"), EIGHT, 1, note=T("tie")), "en"),
+                                        money=MoneyStyle("€", "before"), note=T("winner", name="Ana")), "en"),
+    "game_over_eight_page1_es": (GameOverScreen(N("Cacho", "Cacho"), EIGHT, 0, money=MoneyStyle("€", "after")), "es"),
+    "game_over_eight_page2_en": (GameOverScreen(N("Cacho", "Cacho"), EIGHT, 1, money=MoneyStyle("€"), note=T("tie")), "en"),
     "game_over_points_only_es": (GameOverScreen(N("Yacht", "Yacht"), tuple(FinalRow(r.name, r.points, r.winner) for r in EIGHT[:4])), "es"),
     "camera_lost_es": (camera_lost_screen(4.2), "es"),
     "camera_lost_en": (camera_lost_screen(), "en"),

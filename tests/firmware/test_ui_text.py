@@ -15,7 +15,7 @@ from engine import advice
 from firmware.ui import DieIcon, FinalRow, GameOverScreen, MenuItem, MenuScreen, Names, OptionRow, T, TurnScreen, render
 from firmware.ui import font
 from firmware.ui.catalogue import (
-    LANGUAGES, MESSAGES, NOTES, OPTION_LABELS, RULE_MESSAGES, message, money, note, say, text,
+    LANGUAGES, MESSAGES, NOTES, OPTION_LABELS, RULE_MESSAGES, message, note, say, text,
 )
 from firmware.ui.renderer import fit, wrap
 
@@ -146,12 +146,6 @@ def test_every_engine_reason_has_a_short_note_in_both_languages():
         for lang in LANGUAGES:
             assert font.text_width(note(reason, lang)) <= 60
     assert note("something new", "es") == "something new"
-
-
-def test_money_is_written_the_way_each_language_writes_it():
-    assert money(1250, "es", "€") == "+12,50€"
-    assert money(-5, "en", "€") == "-€0.05"
-    assert money(0, "es") == "0,00"
 
 
 # Names the config allows: 1 to 8 printable Latin-1 characters; screens get longer ones too.

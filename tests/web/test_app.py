@@ -5,7 +5,9 @@ file system but a snapshot by game and throw, and the log is never written."""
 from __future__ import annotations
 
 import json
+import re
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +17,7 @@ from starlette.testclient import TestClient
 
 import engine
 from firmware.eventlog import EventLog
+from firmware.localformat import MoneyStyle, format_money
 from tests.web.conftest import LiveServer, config_for
 from tests.web.support import Recorder
 from web.board import if_ended_now
@@ -55,7 +58,17 @@ def test_the_sheet_is_the_engines(recorded: Recorder) -> None:
     payments = engine.settlement(if_ended_now(state))
     assert len(game["settlement"]["lines"]) == len(payments) and not game["settlement"]["final"]
     for line, payment in zip(game["settlement"]["lines"], payments):
-        assert str(payment.amount) in line
+        assert format_money(payment.amount, MoneyStyle("$"), "en") in line  # the device's one money style
+
+
+def test_money_on_the_scoreboard_is_written_as_the_device_writes_it(recorded: Recorder) -> None:
+    config = config_for(recorded.state_dir, "es")
+    config = replace(config, device=replace(config.device, currency="€", currency_position="after"))
+    with TestClient(build(config, poll_s=0.05)) as client:
+        lines = board_of(client)["game"]["settlement"]["lines"]
+    payments = engine.settlement(if_ended_now(recorded.state))
+    assert lines and all(re.search(r" \d+,\d\d€ ", line) for line in lines), lines
+    assert all(format_money(p.amount, MoneyStyle("€", "after"), "es") in line for line, p in zip(lines, payments))
 
 
 def test_the_days_finished_games_and_fairness(recorded: Recorder) -> None:
