@@ -9,8 +9,6 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-import segno
-
 MODULE_PX = 2
 MAX_SIDE_PX = 62  # the drawable height (63) less a row of margin
 
@@ -19,6 +17,10 @@ MAX_SIDE_PX = 62  # the drawable height (63) less a row of margin
 def qr_modules(text: str) -> tuple[tuple[bool, ...], ...] | None:
     """The code's modules (True = dark) with its quiet zone, or None when it cannot be drawn
     big enough to scan on the panel."""
+    # imported here, not at the top: segno pulls in urllib, http.client and ssl (8 MB
+    # resident) for its writers, and the code is drawn only when the settings menu shows it
+    import segno
+
     code = segno.make(text, error="l", micro=False, boost_error=True)
     side = code.symbol_size(scale=1, border=0)[0]
     border = min(2, (MAX_SIDE_PX // MODULE_PX - side) // 2)
