@@ -144,12 +144,7 @@ class EnterDice(Mode):
         if index is None:
             return self._record(app, session)
         choice = self._value_choice(session, index)
-        if step(press):
-            choice.move(step(press))
-            return None
-        if not is_ok(press):
-            return None
-        value = choice.choose()
+        value = choice.press(press)
         if value is None:
             return None
         self.entered[index] = value

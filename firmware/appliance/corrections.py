@@ -75,6 +75,14 @@ class ValueChoice:
         self.full, self.selected = True, self.value - 1
         return None
 
+    def press(self, press: Press) -> int | None:
+        """< > move through the values, OK picks one: the value picked, or None while the
+        players are still choosing."""
+        if step(press):
+            self.move(step(press))
+            return None
+        return self.choose() if is_ok(press) else None
+
 
 @dataclass
 class ConfirmDice(Mode):
@@ -120,12 +128,7 @@ class ConfirmDice(Mode):
         if index is None:
             return None
         choice = self._choice(app, index)
-        if step(press):
-            choice.move(step(press))
-            return None
-        if not is_ok(press):
-            return None
-        value = choice.choose()
+        value = choice.press(press)
         if value is None:
             return None
         self.answers[index] = value
@@ -180,12 +183,7 @@ class CorrectDie(Mode):
                 value = session.state.turn.dice[index]
                 self.choice = ValueChoice(value, full=True, selected=value - 1)
             return None
-        if step(press):
-            self.choice.move(step(press))
-            return None
-        if not is_ok(press):
-            return None
-        value = self.choice.choose()
+        value = self.choice.press(press)
         if value is None:
             return None
         values = list(session.state.turn.dice)

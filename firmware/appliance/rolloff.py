@@ -15,7 +15,7 @@ from typing import Any, Protocol
 import engine
 from firmware.appliance.corrections import ValueChoice
 from firmware.appliance.inputs import Press, ThrowSeen
-from firmware.appliance.mode import Appliance, Mode, is_back, is_ok, step
+from firmware.appliance.mode import Appliance, Mode, is_back, is_ok
 from firmware.appliance.throws import full_throw_problem, is_unsure, left_to_right, reading_die_number
 from firmware.ui.catalogue import say
 from firmware.ui.screens import CorrectionScreen, DieIcon, Screen, TurnScreen
@@ -89,12 +89,7 @@ class RollOff(Mode):
                 self.entered = None
             return None
         choice = self._choice()
-        if step(press):
-            choice.move(step(press))
-            return None
-        if not is_ok(press):
-            return None
-        value = choice.choose()
+        value = choice.press(press)
         if value is None:
             return None
         self.entered.append(value)

@@ -68,6 +68,22 @@ def feed(tracker: ThrowTracker, frames: list[tuple[float, np.ndarray]]) -> list[
     return events
 
 
+def bench_session_events(seed: int, until: float) -> list[tuple[float, TrackerEvent]]:
+    """(t, event) of the tracker over the first `until` seconds of the tracker bench's
+    session of `seed` (`cubilete bench tracker`), read by the session's truth."""
+    rng = np.random.default_rng(seed)
+    session = synthesize(random_script(rng, turns=3), rng=rng, config=SessionConfig())
+    reader = SessionTruthReader(session.truth)
+    tracker = ThrowTracker(dice_count=5, reader=reader)
+    events: list[tuple[float, TrackerEvent]] = []
+    for frame in session.frames():
+        if frame.t > until:
+            break
+        reader.t = frame.t
+        events += [(frame.t, e) for e in tracker.feed(frame.image, frame.t)]
+    return events
+
+
 def unread(events: list[TrackerEvent]) -> list[Problem]:
     return [p for e in events if hasattr(e, "reading") for p in e.reading.problems if p.kind == "unreadable"]
 
@@ -117,16 +133,7 @@ def test_dice_picked_up_after_a_throw_leave_the_tray_empty() -> None:
     # picked up. When the plain faces of light dice were healed into the background as the
     # ghost of a shadow, a die-shaped patch stayed behind and was taken for a hand, and the
     # tray was never seen empty again (the bench matched 6 of 19 events).
-    rng = np.random.default_rng(1)
-    session = synthesize(random_script(rng, turns=3), rng=rng, config=SessionConfig())
-    reader = SessionTruthReader(session.truth)
-    tracker = ThrowTracker(dice_count=5, reader=reader)
-    events: list[tuple[float, TrackerEvent]] = []
-    for frame in session.frames():
-        if frame.t > 8.0:
-            break
-        reader.t = frame.t
-        events += [(frame.t, e) for e in tracker.feed(frame.image, frame.t)]
+    events = bench_session_events(seed=1, until=8.0)
     assert any(isinstance(e, ThrowSettled) for _, e in events)
     picked_up = [(t, type(e).__name__) for t, e in events if t > 6.0]
     assert picked_up and isinstance(events[-1][1], TrayEmpty), picked_up
@@ -167,15 +174,6 @@ def test_a_hand_resting_in_the_tray_is_not_healed_into_it() -> None:
     # the empty tray; from then on the tray was foreground everywhere and the bench matched
     # none of the session's events after the first throw. A shadow lifts every channel alike,
     # the hand does not.
-    rng = np.random.default_rng(2)
-    session = synthesize(random_script(rng, turns=3), rng=rng, config=SessionConfig())
-    reader = SessionTruthReader(session.truth)
-    tracker = ThrowTracker(dice_count=5, reader=reader)
-    events: list[tuple[float, TrackerEvent]] = []
-    for frame in session.frames():
-        if frame.t > 10.0:
-            break
-        reader.t = frame.t
-        events += [(frame.t, e) for e in tracker.feed(frame.image, frame.t)]
+    events = bench_session_events(seed=2, until=10.0)
     later = [type(e).__name__ for t, e in events if t > 6.0]
     assert "DiceRemoved" in later and "ThrowSettled" in later, later
