@@ -16,8 +16,10 @@ What a bar camera sees, and how this copes:
   (same colour, less light) is a shadow, not a thing in the tray.
 - A shadow lying on the tray in the first frame (the device started while someone stood
   by) is learnt as the empty tray; when it goes, the tray there is uniformly brighter than
-  that background, with the same texture, and bigger than a few dice, or touching the edge
-  of the view or a ghost healed before (what is left of the shadow as it goes). Such a
+  that background, with the same texture, and bigger than a few dice, or longer than a
+  die's face, or touching the edge of the view, or within half a die of a ghost healed in
+  the last second (what is left of the shadow as it goes); and lighter by the same factor
+  in every channel. Such a
   patch is the shadow's ghost: the background is healed there at once (a thing brighter
   than the tray, a white die or a sleeve, brings outlines and pips, so its texture differs,
   and a die's plain white face is too small to be taken for a ghost: it stays foreground).
@@ -53,6 +55,7 @@ class MotionConfig:
     lifted_texture_max: float = 0.1  # share of a uniformly lighter patch whose texture changed, at most, for a ghost
     lifted_min_dice: float = 4.0  # ... and its area, at least, in dice (a die's plain face is no ghost)
     lifted_colour_spread: float = 0.15  # ... and its channels lifted alike: median (max - min) / mean ratio, at most
+    ghost_memory_s: float = 1.0  # a lifted patch within half a die of a ghost healed this recently is more of it
     background_time_constant_s: float = 3.0  # how fast the empty tray follows the light
     reference_refresh_s: float = 2.0  # a still scene is compared with itself this long ago at most
     default_die_fraction: float = 0.09  # die side / frame width until a reading says better
@@ -89,7 +92,8 @@ class _State:
     last_motion_t: float
     reference_t: float
     last_t: float
-    healed: np.ndarray | None = None  # uint8 HxW: where a shadow's ghost was healed (and around it)
+    healed: np.ndarray | None = None  # uint8 HxW: where a shadow's ghost was healed (and half a die around)
+    healed_t: float = float("-inf")  # when a ghost was last healed
 
 
 @dataclass
@@ -187,7 +191,7 @@ class MotionDetector:
             state.reference_t = t
 
         foreground, unlike_tray = self._foreground(corrected, state.background)
-        self._heal_lifted_shadows(corrected, detail, foreground, unlike_tray)
+        self._heal_lifted_shadows(corrected, detail, foreground, unlike_tray, t)
         foreground_pixels = cv2.countNonZero(foreground)
         foreign_mask, foreign = self._foreign(foreground, foreground_pixels, t)
         if self.free_motion is not None and moving:
@@ -260,14 +264,15 @@ class MotionDetector:
         return candidate, changed
 
     def _heal_lifted_shadows(self, corrected: np.ndarray, detail: np.ndarray, foreground: np.ndarray,
-                             unlike_tray: np.ndarray) -> None:
+                             unlike_tray: np.ndarray, t: float) -> None:
         """Where the background was learnt under a shadow that has gone (the background looks
         like the current frame in shadow, and the texture is the tray's), take the current
         frame as the background; those pixels are no foreground (both masks cleared in place)."""
         state = self._state
         assert state is not None
+        if t - state.healed_t > self.config.ghost_memory_s:
+            state.healed = None  # the shadow has gone: a flat patch that comes later is no part of it
         if not foreground.any():
-            state.healed = None
             return
         # the test of _foreground the other way round: the background is the shadowed one
         b, g, r = cv2.split(cv2.divide(state.background, corrected + 1.0))
@@ -277,18 +282,19 @@ class MotionDetector:
                   & ((brightest - darkest) <= self.config.shadow_colour_tolerance * (b + g + r))
                   & (foreground > 0)).astype(np.uint8)
         if not lifted.any():
-            state.healed = None
             return
         count, labels, stats, _ = cv2.connectedComponentsWithStats(lifted, connectivity=8)
         textured = _changed(detail, self._detail(state.background), self.config.change_threshold)
         changed = np.bincount(labels[textured > 0], minlength=count)[:count].astype(np.float64)
-        # a shadow that has gone is bigger than a few dice: a white die's plain face is brighter
-        # than the tray with little texture too, and must stay foreground
+        # a shadow that has gone is bigger than a few dice, or a band longer than a die: a white
+        # die's plain face is brighter than the tray with little texture too, and must stay
+        # foreground
         area = stats[:, cv2.CC_STAT_AREA]
         flat = changed <= self.config.lifted_texture_max * area
         big = area >= self.config.lifted_min_dice * self.die_side_small() ** 2
-        # what is left of a shadow as it goes touches where its ghost was healed before, or
-        # the edge of the view, where shadows come and go (a die lying across it is foreign anyway)
+        # what is left of a shadow as it goes lies by where its ghost was healed a moment ago
+        # (the edge of a shadow walking off moves several pixels a frame), or touches the edge
+        # of the view, where shadows come and go (a die lying across it is foreign anyway)
         touching = np.zeros(count, bool)
         if state.healed is not None:
             touching[np.unique(labels[(state.healed > 0) & (lifted > 0)])] = True
@@ -296,7 +302,9 @@ class MotionDetector:
         x0, y0 = stats[:, cv2.CC_STAT_LEFT], stats[:, cv2.CC_STAT_TOP]
         on_edge = ((x0 == 0) | (y0 == 0) | (x0 + stats[:, cv2.CC_STAT_WIDTH] == width)
                    | (y0 + stats[:, cv2.CC_STAT_HEIGHT] == height))
-        ghost = flat & (big | touching | on_edge)
+        # ... or stretches further than a die's face: the band a shadow leaves as it goes
+        long = np.maximum(stats[:, cv2.CC_STAT_WIDTH], stats[:, cv2.CC_STAT_HEIGHT]) > 1.5 * self.die_side_small()
+        ghost = flat & (big | long | touching | on_edge)
         ghost[0] = False
         # a shadow going lifts every channel by the same factor; a hand or a sleeve brighter
         # than the tray passes the loose per-pixel test above but is tinted as a whole (skin
@@ -305,11 +313,12 @@ class MotionDetector:
         for label in np.nonzero(ghost)[0]:
             ghost[label] = float(np.median(spread[labels == label])) <= self.config.lifted_colour_spread
         if not ghost.any():
-            state.healed = None  # the shadow has gone: a flat patch that comes later is no part of it
             return
         where = ghost[labels]
-        healed = where.astype(np.uint8)
-        state.healed = cv2.dilate(healed, np.ones((3, 3), np.uint8)) | (state.healed if state.healed is not None else 0)
+        reach = max(3, round(self.die_side_small() / 2)) | 1
+        around = cv2.dilate(where.astype(np.uint8), np.ones((reach, reach), np.uint8))
+        state.healed = around if state.healed is None else around | state.healed
+        state.healed_t = t
         state.background[where] = corrected[where]
         foreground[where] = 0
         unlike_tray[where] = 0
