@@ -37,6 +37,9 @@ DEFERRED = {
     ("hardware.display", "luma.oled.device"),
     ("hardware.display", "luma.core.error"),
     ("hardware.display", "luma.core.device"),
+    # segno's writers pull in urllib, http.client and ssl (about 8 MB resident on the device);
+    # a QR code is drawn only when the settings menu shows the scoreboard's address.
+    ("firmware.ui.qr", "segno"),
 }
 
 
