@@ -226,3 +226,15 @@ def test_a_whole_game_against_the_device(tmp_path: Path) -> None:
     assert state.instant_win is not None or device_fills == len(state.rules.categories)
     replayed = engine.replay(e.event for e in app.log.events(app.session.game_id))
     assert replayed.sheets == state.sheets and replayed.device_seats == (1,)
+
+
+def test_a_roll_off_may_seat_the_device_first_and_the_log_follows_it(tmp_path: Path) -> None:
+    app = new_app(tmp_path, players=1, order="roll-off", names=("Cubilete", "Ana"))
+    start_practice(app)
+    assert app.session is None and app.screen().player == "Ana"  # the config's "Cubilete" is the device's
+    app.handle(seen([6, 6, 5, 5, 4]))  # Ana
+    app.handle(seen([1, 2, 2, 3, 1]))  # thrown for Cubilete: lowest, plays first
+    state = app.session.state
+    assert state.players == (DEVICE_NAME, "Ana") and state.device_seats == (0,)
+    later(app)
+    assert isinstance(app.mode, DeviceTurn) and message(app) == "Throw for Cubilete"
