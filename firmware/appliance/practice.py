@@ -25,7 +25,7 @@ tournament mode (no advice of any kind then).
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -58,7 +58,7 @@ class Opponent:
     means the same move; the screen asks for it at every frame)."""
 
     table: Table | None
-    _state: engine.GameState | None = None
+    _state: engine.GameState | None = field(default=None, repr=False)
     _move: Move | None = None
 
     @classmethod
@@ -74,9 +74,20 @@ class Opponent:
     def optimal(self) -> bool:
         return self.table is not None
 
-    def move(self, state: engine.GameState) -> Move:
-        if state is not self._state or self._move is None:
-            self._state, self._move = state, device_move(state, self.table)
+    def move(self, state: engine.GameState) -> Move | None:
+        """Its move now; None if neither its table nor the greedy policy can make one (a bug:
+        the seat is then played with the buttons like a person's, rather than the screen
+        failing at every frame)."""
+        if state is not self._state:
+            self._state, self._move = state, None
+            try:
+                self._move = device_move(state, self.table)
+            except Exception:
+                log.exception("the device's move failed; trying the greedy policy")
+                try:
+                    self._move = device_move(state, None)
+                except Exception:
+                    log.exception("the greedy move failed too; people play the device's seat")
         return self._move
 
 

@@ -238,3 +238,14 @@ def test_a_roll_off_may_seat_the_device_first_and_the_log_follows_it(tmp_path: P
     assert state.players == (DEVICE_NAME, "Ana") and state.device_seats == (0,)
     later(app)
     assert isinstance(app.mode, DeviceTurn) and message(app) == "Throw for Cubilete"
+
+
+def test_a_failing_move_leaves_the_seat_to_the_buttons_rather_than_the_screen_failing(practice: Appliance,
+                                                                                     monkeypatch) -> None:
+    def broken(state, table):
+        raise ValueError("a bug")
+    monkeypatch.setattr("firmware.appliance.practice.device_move", broken)
+    app = practice
+    app.handle(seen([6, 6, 6, 2, 3]))
+    assert app.device_move() is None and isinstance(app.mode, TurnMode)
+    assert app.screen().player == DEVICE_NAME
