@@ -17,6 +17,13 @@ verifies the shape of any event (field names and types) before the fold applies 
                                             players must be in the order it decides, and
                                             partnerships must be the two lowest and the two
                                             highest hands
+                       device_seats: [int]  optional: the players the device itself plays (the
+                                            practice opponent: its dice are thrown by people,
+                                            its keeps and boxes are the device's); distinct
+                                            indices into players. The rules ignore it; the
+                                            appliance reads it to know whose turns it plays,
+                                            also when it resumes a game. Absent: every player
+                                            is a person (every log written before it existed)
     throw              player: int          whose turn it is
                        values: [int]        every die after the throw, 1..6, by die index
                                             (held dice keep their values)
@@ -101,6 +108,10 @@ def _is_sides(value: Any) -> bool:
     return isinstance(value, list) and all(_is_int_list(side) for side in value)
 
 
+def _is_seats(value: Any) -> bool:
+    return _is_int_list(value) and len(set(value)) == len(value)
+
+
 def _is_roll_off(value: Any) -> bool:
     return isinstance(value, dict) and all(isinstance(k, str) and isinstance(v, list) and all(_is_int_list(h) for h in v)
                                            for k, v in value.items())
@@ -110,7 +121,7 @@ def _is_roll_off(value: Any) -> bool:
 SCHEMA: dict[str, dict[str, tuple[Callable[[Any], bool], bool]]] = {
     GAME_STARTED: {"game": (_is_str, True), "options": (_is_options, True), "players": (_is_names, True),
                    "stake": (_is_str, False), "partnerships": (_is_sides, False),
-                   "roll_off": (_is_roll_off, False)},
+                   "roll_off": (_is_roll_off, False), "device_seats": (_is_seats, False)},
     THROW: {"player": (_is_int, True), "values": (_is_int_list, True), "thrown": (_is_int_list, True),
             "source": (_is_source, False)},
     DIE_TURNED: {"player": (_is_int, True), "die": (_is_int, True), "value": (_is_int, True)},
@@ -153,13 +164,17 @@ def _event(kind: str, **fields: Any) -> dict[str, Any]:
 def game_started(game: str, players: Sequence[str], options: Mapping[str, Any],
                  stake: Decimal | str | int | None = None,
                  partnerships: Iterable[Iterable[int]] | None = None,
-                 roll_off: Mapping[str, Sequence[Sequence[int]]] | None = None) -> dict[str, Any]:
-    """The raw first event. Prefer `engine.new_game`, which resolves presets and defaults."""
+                 roll_off: Mapping[str, Sequence[Sequence[int]]] | None = None,
+                 device_seats: Iterable[int] | None = None) -> dict[str, Any]:
+    """The raw first event. Prefer `engine.new_game`, which resolves presets and defaults.
+    No device seat (None or empty) leaves the field out, as every earlier log has it."""
+    seats = sorted(device_seats) if device_seats is not None else []
     return _event(GAME_STARTED, game=game, options=dict(options), players=list(players),
                   stake=None if stake is None else str(stake),
                   partnerships=None if partnerships is None else [list(side) for side in partnerships],
                   roll_off=None if roll_off is None else {name: [list(h) for h in hands]
-                                                          for name, hands in roll_off.items()})
+                                                          for name, hands in roll_off.items()},
+                  device_seats=seats or None)
 
 
 def throw(player: int, values: Sequence[int], thrown: Iterable[int] | None = None,

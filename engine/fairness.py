@@ -9,6 +9,7 @@ fairness at p < 0.001 with at least 600 throws behind it.
 
     first_throws(events)   the first throws of a game's events, corrections applied
     fairness(throws)       counts, statistic, p-value and whether to warn
+    from_counts(n, counts) the same from n throws' counts per face (pooled, or kept)
 """
 
 from __future__ import annotations
@@ -90,10 +91,15 @@ def chi_square_p_value(statistic: float, degrees: int) -> float:
 def fairness(throws: Iterable[Sequence[int]]) -> Fairness:
     """The test over these throws (each the dice values of one throw of all the dice)."""
     throws = list(throws)
-    counts = face_counts(throws)
+    return from_counts(len(throws), face_counts(throws))
+
+
+def from_counts(throws: int, counts: Sequence[int]) -> Fairness:
+    """The test over `throws` throws whose dice showed counts[face - 1] of each face."""
+    counts = tuple(counts)
     statistic = chi_square_statistic(counts)
     p_value = chi_square_p_value(statistic, len(FACES) - 1) if sum(counts) else 1.0
-    return Fairness(len(throws), counts, statistic, p_value)
+    return Fairness(throws, counts, statistic, p_value)
 
 
 def first_throws(events: Iterable[Mapping]) -> list[tuple[int, ...]]:

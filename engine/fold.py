@@ -38,11 +38,13 @@ from engine.state import GameState, InstantWin, ThrowRecord, Turn
 def new_game(game: str, players: Sequence[str], options: Mapping[str, Any] | None = None,
              stake: Decimal | str | int | None = None,
              partnerships: Iterable[Iterable[int]] | None = None,
-             roll_off: Mapping[str, Sequence[Sequence[int]]] | None = None) -> dict[str, Any]:
+             roll_off: Mapping[str, Sequence[Sequence[int]]] | None = None,
+             device_seats: Iterable[int] | None = None) -> dict[str, Any]:
     """The game_started event for a game id or preset ("yacht-1938"), every option resolved
-    (defaults filled in). Raises the same errors replaying it would."""
+    (defaults filled in); `device_seats`: the players the device plays. Raises the same
+    errors replaying it would."""
     game_def, resolved = resolve_game(game, options)
-    event = ev.game_started(game_def.id, players, resolved, stake, partnerships, roll_off)
+    event = ev.game_started(game_def.id, players, resolved, stake, partnerships, roll_off, device_seats)
     start(event)
     return event
 
@@ -69,11 +71,13 @@ def start(event: Mapping[str, Any]) -> GameState:
     partnerships = _check_partnerships(event.get("partnerships"), len(players), rules.partnerships, game.id)
     if "roll_off" in event:
         _check_roll_off(game, event["roll_off"], players, partnerships)
+    device_seats = _check_device_seats(event.get("device_seats", []), len(players))
     return GameState(
         game=game, options=MappingProxyType(options), rules=rules, players=players,
         sheets=tuple(rules.empty_sheet() for _ in players), turn=Turn(player=0),
         banks=(0,) * len(players), stake=stake, partnerships=partnerships,
         match=None if rules.match is None else start_match(len(players)),
+        device_seats=device_seats,
     )
 
 
@@ -134,6 +138,12 @@ def _check_partnerships(sides: Sequence[Sequence[int]] | None, players: int, all
     if players != 4 or len(sides) != 2 or any(len(side) != 2 for side in sides) or members != [0, 1, 2, 3]:
         raise BadPartnerships("partnerships are two sides of two among exactly four players")
     return tuple(tuple(sorted(side)) for side in sides)
+
+
+def _check_device_seats(seats: Sequence[int], players: int) -> tuple[int, ...]:
+    if any(not 0 <= seat < players for seat in seats):
+        raise BadPlayers(f"the device's seats are players 0..{players - 1}, not {list(seats)}")
+    return tuple(sorted(seats))
 
 
 def _check_roll_off(game: GameDef, hands: Mapping[str, Sequence[Sequence[int]]], players: tuple[str, ...],

@@ -116,7 +116,8 @@ class GameState:
     (goldene-fuenfzig; always 0 elsewhere). `match` is where a match of rounds stands (poker
     dice; None for sheet games), whose sheets hold only the current round's hands.
     `undo_point` is the state just before the last box was filled (what turn_undone returns
-    to)."""
+    to). `device_seats` are the players the device itself plays (the practice opponent); the
+    rules ignore it."""
 
     game: GameDef
     options: Mapping[str, Any]
@@ -129,6 +130,7 @@ class GameState:
     partnerships: tuple[tuple[int, ...], ...] | None = None
     instant_win: InstantWin | None = None
     match: MatchState | None = None
+    device_seats: tuple[int, ...] = ()
     undo_point: "GameState | None" = field(default=None, repr=False)
 
     def __copy__(self) -> "GameState":

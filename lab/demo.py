@@ -1,5 +1,6 @@
 """`cubilete demo` (what `make demo` runs): a two-player Generala game played through the
-whole device; `--interactive`: a game a person plays (lab.demo_live).
+whole device; `--interactive`: a game a person plays (lab.demo_live); `--practice`: a
+scripted person against the device's own seat, the practice opponent (lab.demo_practice).
 
 A seeded synthetic session of the game (lab.sessions.synth, in ./demo-state/session) is
 replayed as the camera through the real reader and throw tracker into the service's state
@@ -37,6 +38,7 @@ from hardware.buttons import ScriptedButtons
 from hardware.display import TerminalDisplay
 from lab.demo_game import DEMO_SEED, QUICK_GAME, seeded_game
 from lab.demo_live import play_interactive
+from lab.demo_practice import play_practice
 from lab.scripted_game import GAME_CONFIG, game_config, make_scripted_session, replay_service
 from lab.sessions.synth import SessionConfig
 
@@ -83,13 +85,16 @@ def final_table(state_dir: Path, money: MoneyStyle = MoneyStyle()) -> tuple[bool
 
 
 def run_demo(state_dir: Path, export_dir: Path, *, quick: bool = False, interactive: bool = False,
-             language: str = "es", out: TextIO = sys.stdout, seed: int = DEMO_SEED) -> DemoResult:
+             practice: bool = False, language: str = "es", out: TextIO = sys.stdout,
+             seed: int = DEMO_SEED) -> DemoResult:
     cv2.setNumThreads(1)
     for folder in (state_dir, export_dir):
         shutil.rmtree(folder, ignore_errors=True)
         folder.mkdir(parents=True)
     if interactive:
         play_interactive(state_dir, language, out, seed)
+    elif practice:
+        play_practice(state_dir, language, out, seed)
     else:
         game = QUICK_GAME if quick else seeded_game(seed)
         print(f"Rendering the demo session (seed {seed}) into {state_dir / 'session'}, and rehearsing the "
@@ -111,7 +116,7 @@ def run_demo(state_dir: Path, export_dir: Path, *, quick: bool = False, interact
     result = export_games(state_dir, export_dir, "demo", all_games=True, locale=locale)
     line = result.summary_line(str(export_dir))
     print(line[0].upper() + line[1:], file=out)
-    if not interactive:
+    if not interactive and not practice:
         config = state_dir / "config.toml"
         config.write_text(GAME_CONFIG.format(language=language), encoding="utf-8")
         print(f"Replay it on the service: cubilete run --config {config} --camera replay:{scripted.session} "

@@ -11,9 +11,10 @@ Where things live: `inputs` (what the machine reacts to), `settings` (prefs, gam
 `session` (the game as a fold over its recorded events), `throws` (what a settled throw
 means for the turn), `views` (screens built from the state), `mode` (a mode, and the
 `Appliance` Protocol that is all modes see of the machine), the modes (`menus`, `rolloff`,
-`play`, `corrections`, `by_hand`, `no_buttons`) and `machine` (the one `Appliance`, the only module
-that knows every mode). Every word on screen comes from `firmware.ui.catalogue`. Modes import one another one way:
-play -> by_hand -> corrections, menus -> rolloff.
+`play`, `practice` (the turns of a seat the device plays itself), `corrections`, `by_hand`,
+`no_buttons`) and `machine` (the one `Appliance`, the only module that knows every mode).
+Every word on screen comes from `firmware.ui.catalogue`. Modes import one another one way:
+play -> by_hand -> corrections, menus -> rolloff, menus -> practice -> by_hand.
 """
 
 from firmware.appliance.inputs import (

@@ -17,10 +17,11 @@ from firmware.ui.screens import Label, MessageScreen, Names, Screen
 
 
 def may_hint(app: Appliance) -> bool:
-    """A hint is offered during a sheet game's turn, unless the device is set for tournaments."""
+    """A hint is offered during a sheet game's turn of a person (the device's own turn shows
+    its move anyway), unless the device is set for tournaments."""
     session = app.session
     return (session is not None and not app.defaults.tournament and not session.state.finished
-            and session.state.rules.match is None)
+            and session.state.rules.match is None and session.state.current_player not in session.state.device_seats)
 
 
 @dataclass

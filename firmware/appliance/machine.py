@@ -8,7 +8,12 @@ notices (a bad config, a log moved aside), short messages that fade, and the gua
 refuses to record anything while dice are rolling.
 
 At start the unfinished game in the log, if any, is replayed and the machine lands on the
-screen it showed before (the turn, the question about an unsure die, the final table).
+screen it showed before (the turn, the question about an unsure die, the final table, the
+turn of a seat the device plays itself: `practice`).
+
+The dice fairness test (`firmware.fairness_report`) is run at start and whenever a game is
+closed: while it rejects fair dice the home screen says so, and a notice says it at start
+and after each game, so players see it without opening the settings.
 """
 
 from __future__ import annotations
@@ -20,8 +25,9 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable
 
+from advisor.opponent import Move
 from engine import RuleError
-from firmware.appliance import corrections, menus, play
+from firmware.appliance import corrections, menus, play, practice
 from firmware.appliance.inputs import (
     ButtonsBack, ButtonsMissing, CameraBack, CameraLost, Input, MotionSeen, ObjectOnTray, Press, ReadingUnstable,
     ThrowSeen, Tick, TrayCleared,
@@ -33,6 +39,7 @@ from firmware.appliance.session import GameSession, StoredReading
 from firmware.appliance.settings import GameDefaults, Prefs
 from firmware.appliance.throws import Answers, TrayLink
 from firmware.eventlog import EventLog, EventLogError
+from firmware.fairness_report import CACHE_FILE, fairness_report
 from firmware.ui.catalogue import rule_message, say
 from firmware.ui.screens import (
     Label, MessageScreen, Screen, camera_lost_screen, usb_done_screen, usb_exporting_screen, usb_failed_screen,
@@ -77,6 +84,7 @@ class Appliance:
         self.usb_device: str | None = None  # the stick an export last went to, while it is usable
         self.now = clock()
         self.session: GameSession | None = None
+        self.opponent: practice.Opponent | None = None  # the device's player, in a game with a device seat
         self.link: TrayLink | None = None
         self.deferred: ThrowSeen | None = None  # a throw seen while a die waited for confirmation
         self.camera_ok = True
@@ -92,7 +100,10 @@ class Appliance:
         # camera's first frame brings its own time).
         self._overlays: list[_Overlay] = [_Overlay(n, math.inf) for n in notices]
         self._usb: _Overlay | None = None
+        self._started = False
         self.mode: Mode = self._boot()
+        self.check_fairness()
+        self._started = True
 
     # -- start-up ---------------------------------------------------------------------------------
 
@@ -111,7 +122,39 @@ class Appliance:
                                            self.now + NOTICE_S))
             return menus.MainMenu()
         log.info("resumed game %s at event %d", record.game_id, self.session.events)
+        self._load_opponent()
         return self.game_mode()
+
+    def _load_opponent(self) -> None:
+        """The device's player when the game has a seat it plays; a notice when it has no
+        table to play by (it plays the greedy policy then)."""
+        self.opponent = None
+        session = self.session
+        if session is None or not session.state.device_seats or session.state.rules.match is not None:
+            return
+        self.opponent = practice.Opponent.load(session.state, self.log.state_dir)
+        if not self.opponent.optimal:
+            self._notify(practice.simple_play_notice(session.state))
+
+    def check_fairness(self) -> None:
+        """Run the dice fairness test over the log; while it rejects fair dice, a notice says
+        so (at start, and each time a game is closed) and the home screen keeps saying it."""
+        try:
+            report = fairness_report(self.log, self.log.state_dir / CACHE_FILE)
+        except (sqlite3.Error, OSError, EventLogError) as error:
+            log.error("dice fairness not checked: %s", error)
+            return
+        self.dice_warning = report.device.warning
+        if self.dice_warning:
+            log.warning("dice fairness: %d first throws, p = %.2g: the dice may be loaded",
+                        report.device.throws, report.device.p_value)
+            self._notify(MessageScreen(say("fairness_alert"), (say("fairness_alert_line"), say("fairness_see")),
+                                       icon="warning"))
+
+    def _notify(self, screen: MessageScreen) -> None:
+        """A notice over the screen until a press, for NOTICE_S (from the first tick when it
+        comes at start, as the start-up notices: the clock may jump then)."""
+        self._overlays.append(_Overlay(screen, self.now + NOTICE_S if self._started else math.inf))
 
     # -- what modes use ------------------------------------------------------------------------------
 
@@ -149,7 +192,19 @@ class Appliance:
             return corrections.ConfirmDice()
         if session.state.finished:
             return play.GameOver()
+        if self.device_move() is not None:
+            return practice.DeviceTurn()
         return play.TurnMode()
+
+    def device_move(self) -> Move | None:
+        """The device's move on a turn of a seat it plays (None on a person's turn)."""
+        session = self.session
+        if session is None or self.opponent is None:
+            return None
+        state = session.state
+        if state.finished or state.current_player not in state.device_seats:
+            return None
+        return self.opponent.move(state)
 
     def after_commit(self) -> Mode:
         """Where to go once a correction is recorded: the game, or the throw that came while
@@ -164,6 +219,12 @@ class Appliance:
                snapshot: bytes | None = None) -> bool:
         """Record a game event; a rule broken becomes a message and nothing is recorded."""
         assert self.session is not None
+        move = self.device_move()
+        refused = practice.refusal(move, self.session.state, event)
+        if refused is not None:
+            log.info("refused %s: the device stood", event.get("type"))
+            self.flash(refused)
+            return False
         try:
             stored = self.session.record(event, reading, snapshot)
         except RuleError as error:
@@ -177,6 +238,10 @@ class Appliance:
             return False
         if self.on_record is not None:
             self.on_record(self.session.game_id, stored.seq, stored.event["type"])
+        replanned = practice.replanned(move, event)
+        if replanned is not None:
+            log.info("the device asked to keep %s; it plans again", move.choice.keep if move else ())
+            self.flash(replanned)
         return True
 
     def turn_menu(self, back: Mode) -> Mode:
@@ -193,14 +258,19 @@ class Appliance:
             self.on_record(session.game_id, 0, "game_started")
         self.link = None
         self.deferred = None
+        self._load_opponent()
         return self.game_mode()
 
     def close_game(self) -> None:
+        closed = self.session is not None
         if self.session is not None:
             self.session.end()
         self.session = None
+        self.opponent = None
         self.link = None
         self.deferred = None
+        if closed:
+            self.check_fairness()
 
     @property
     def can_request_usb_export(self) -> bool:

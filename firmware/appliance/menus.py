@@ -1,5 +1,6 @@
-"""The menus: the main menu, setting up a new game (game, players, house rules, stake,
-order), the settings, and two read-only screens (about, the last game's table).
+"""The menus: the main menu, setting up a new game (game, players, the device's own seat,
+house rules, stake, order), the settings, and two read-only screens (about, the last
+game's table). While the dice fairness test rejects fair dice the main menu says so.
 
 Three buttons drive every list: prev / next move, OK picks an item or starts changing its
 value (then prev / next change it and OK is done), a long OK goes back.
@@ -18,6 +19,7 @@ import engine
 from engine.fairness import WARN_FROM_THROWS
 from firmware.appliance.inputs import Press, ThrowSeen
 from firmware.appliance.mode import Appliance, Mode, is_back, is_ok, step
+from firmware.appliance.practice import DEVICE_NAME, offered
 from firmware.appliance.rolloff import RollOff
 from firmware.appliance.session import GameSession
 from firmware.appliance.views import brightness_label, final_rows, next_brightness, number_label, stake_label
@@ -56,12 +58,14 @@ class ListMenu(Mode):
     def back_to(self, app: Appliance) -> Mode | None:
         return None
 
+    def hint(self, app: Appliance) -> Label:
+        return say("hint_edit") if self.editing else say("hint_menu")
+
     def view(self, app: Appliance) -> Screen:
         items = self.items(app)
         self.selected = min(self.selected, len(items) - 1)
-        hint = app.flash_label or (say("hint_edit") if self.editing else say("hint_menu"))
         return MenuScreen(self.title(app), tuple(MenuItem(i.label, i.value) for i in items),
-                          self.selected, self.editing, hint)
+                          self.selected, self.editing, app.flash_label or self.hint(app))
 
     def on_press(self, app: Appliance, press: Press) -> Mode | None:
         items = self.items(app)
@@ -100,8 +104,14 @@ def _cycle(values: tuple[Any, ...], current: Any, delta: int) -> Any:
 
 @dataclass
 class MainMenu(ListMenu):
+    """The home screen; while the dice fairness test rejects fair dice its title and bottom
+    line say so, and Settings is marked."""
+
     def title(self, app: Appliance) -> Label:
-        return say("main_menu")
+        return say("fairness_alert") if app.dice_warning else say("main_menu")
+
+    def hint(self, app: Appliance) -> Label:
+        return say("fairness_see_short") if app.dice_warning else super().hint(app)
 
     def items(self, app: Appliance) -> list[Item]:
         items = [Item(say("new_game"), action=lambda a: NewGameMenu.from_defaults(a))]
@@ -111,7 +121,7 @@ class MainMenu(ListMenu):
             items.append(Item(say("last_game"), action=lambda a: LastGame.load(a, back=self)))
         if app.can_request_usb_export:
             items.append(Item(say("usb_copy_all"), action=lambda a: a.request_usb_export()))
-        items.append(Item(say("settings"), action=lambda a: SettingsMenu()))
+        items.append(Item(say("settings"), "!" if app.dice_warning else None, action=lambda a: SettingsMenu()))
         return items
 
     def back_to(self, app: Appliance) -> Mode | None:
@@ -121,14 +131,16 @@ class MainMenu(ListMenu):
 # -- a new game ------------------------------------------------------------------------------------------
 
 
-def default_names(app: Appliance, count: int) -> list[str]:
-    """The config's names, then J1.. (Spanish) or P1.. (English) for the rest."""
+def default_names(app: Appliance, count: int, reserved: tuple[str, ...] = ()) -> list[str]:
+    """The config's names, then J1.. (Spanish) or P1.. (English) for the rest; never one of
+    `reserved` (the device's own seat)."""
     prefix = "J" if app.lang == "es" else "P"
-    names = list(app.defaults.names[:count])
+    taken = {name.casefold() for name in reserved}
+    names = [name for name in app.defaults.names if name.casefold() not in taken][:count]
     n = 1
     while len(names) < count:
         candidate = f"{prefix}{n}"
-        if candidate.casefold() not in {name.casefold() for name in names}:
+        if candidate.casefold() not in {name.casefold() for name in names} | taken:
             names.append(candidate)
         n += 1
     return names[:count]
@@ -142,6 +154,7 @@ class NewGameMenu(ListMenu):
     stake: Decimal = Decimal(0)
     order: str = "roll-off"
     partnerships: bool = False
+    device: bool = False  # the device takes one of the seats (the practice opponent)
 
     @classmethod
     def from_defaults(cls, app: Appliance) -> "NewGameMenu":
@@ -157,6 +170,10 @@ class NewGameMenu(ListMenu):
     def offers_partnerships(self) -> bool:
         return self.definition.default_rules.partnerships and self.players == 4
 
+    def plays_device(self, app: Appliance) -> bool:
+        """The device takes a seat: asked for, and offered for this game."""
+        return self.device and offered(self.definition, app.defaults)
+
     def title(self, app: Appliance) -> Label:
         return say("new_game")
 
@@ -165,6 +182,8 @@ class NewGameMenu(ListMenu):
             Item(say("game"), Names.of(self.definition), change=self._change_game),
             Item(say("players"), str(self.players), change=self._change_players),
         ]
+        if offered(self.definition, app.defaults):
+            items.append(Item(say("device_seat", name=DEVICE_NAME), value_label(self.device), change=self._toggle_device))
         if self.definition.options:
             items.append(Item(say("house_rules"), action=lambda a: OptionsMenu(menu=self)))
         if self.offers_partnerships:
@@ -186,6 +205,12 @@ class NewGameMenu(ListMenu):
 
     def _change_players(self, app: Appliance, delta: int) -> None:
         self.players = (self.players - 1 + delta) % 8 + 1
+        if self.players == 1 and self.plays_device(app):  # the device and at least one person
+            self.players = (self.players - 1 + delta) % 8 + 1
+
+    def _toggle_device(self, app: Appliance, delta: int) -> None:
+        self.device = not self.device
+        self.players = max(self.players, 2) if self.device else self.players
 
     def _toggle_partners(self, app: Appliance, delta: int) -> None:
         self.partnerships = not self.partnerships
@@ -203,7 +228,10 @@ class NewGameMenu(ListMenu):
         return self.begin(app)
 
     def begin(self, app: Appliance) -> Mode | None:
-        names = default_names(app, self.players)
+        if self.plays_device(app):
+            names = default_names(app, self.players - 1, reserved=(DEVICE_NAME,)) + [DEVICE_NAME]
+        else:
+            names = default_names(app, self.players)
         if self.order == "roll-off" and self.players > 1:
             return RollOff(menu=self, names=tuple(names), queue=list(range(len(names))))
         sides = engine.partnerships_from_order(range(4)) if self.partnerships and self.offers_partnerships else None
@@ -211,10 +239,11 @@ class NewGameMenu(ListMenu):
 
     def start_game(self, app: Appliance, names_in_order: list[str], partnerships: Any = None,
                    roll_off: dict[str, list[list[int]]] | None = None) -> Mode | None:
+        seats = [names_in_order.index(DEVICE_NAME)] if self.plays_device(app) and DEVICE_NAME in names_in_order else None
         try:
             event = engine.new_game(self.game, names_in_order, self.options,
                                     stake=self.stake if self.stake > 0 else None, partnerships=partnerships,
-                                    roll_off=roll_off)
+                                    roll_off=roll_off, device_seats=seats)
         except engine.RuleError as error:
             app.flash(str(error)[:40])
             return self

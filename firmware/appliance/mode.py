@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
+from advisor.opponent import Move
 from firmware.appliance.inputs import Press, ThrowSeen
 from firmware.appliance.session import GameSession, StoredReading
 from firmware.appliance.settings import GameDefaults, Prefs
@@ -71,6 +72,8 @@ class Appliance(Protocol):
     def turn_menu(self, back: "Mode") -> "Mode": ...
 
     def take_throw(self, seen: ThrowSeen, answers: Answers = ...) -> "Mode | None": ...
+
+    def device_move(self) -> Move | None: ...
 
 
 class Mode:

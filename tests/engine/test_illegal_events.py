@@ -293,6 +293,9 @@ def test_a_log_starts_with_game_started() -> None:
     ({"game": "generala", "players": ["A", "B", "C", "D"], "partnerships": [[0, 1], [2, 3]]}, engine.BadPartnerships),
     ({"game": "general", "players": ["A", "B", "C"], "partnerships": [[0, 1], [2]]}, engine.BadPartnerships),
     ({"game": "general", "players": ["A", "B", "C", "D"], "partnerships": [[0, 1], [1, 3]]}, engine.BadPartnerships),
+    ({"game": "generala", "players": ["A", "Cubilete"], "device_seats": [2]}, engine.BadPlayers),
+    ({"game": "generala", "players": ["A", "Cubilete"], "device_seats": [-1]}, engine.BadPlayers),
+    ({"game": "generala", "players": ["A", "Cubilete"], "device_seats": [1, 1]}, engine.MalformedEvent),
 ])
 def test_a_bad_game_start_is_refused(kwargs, error) -> None:
     with pytest.raises(error):
@@ -306,3 +309,16 @@ def test_new_game_records_every_option_so_the_log_does_not_depend_on_defaults() 
         "held_dice_locked": False, "generala_points": 60, "first_throw_bonus": 10, "double_generala": False,
         "wrap_straights": False}
     assert json.loads(json.dumps(event)) == event
+
+
+def test_the_devices_seats_are_recorded_and_replayed_and_the_rules_ignore_them() -> None:
+    started = engine.new_game("generala", ["Ana", "Cubilete"], device_seats=[1])
+    assert started["device_seats"] == [1] and json.loads(json.dumps(started)) == started
+    throws = [ev.throw(0, [6, 6, 6, 2, 3]), ev.category_scored(0, "sixes", 18), ev.throw(1, [1, 2, 3, 4, 5])]
+    with_device = engine.replay([started, *throws])
+    people = engine.replay([engine.new_game("generala", ["Ana", "Cubilete"]), *throws])
+    assert with_device.device_seats == (1,) and people.device_seats == ()
+    assert with_device.sheets == people.sheets and with_device.turn == people.turn
+    # A log written before device seats existed has no such field: every player is a person.
+    assert "device_seats" not in engine.new_game("generala", ["Ana", "Bea"])
+    assert "device_seats" not in engine.new_game("generala", ["Ana", "Bea"], device_seats=[])

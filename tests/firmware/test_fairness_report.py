@@ -1,23 +1,27 @@
-"""The dice fairness on the device: the settings screen and the export's fairness.csv, over
-the event log's first throws (engine.fairness does the test itself)."""
+"""The dice fairness on the device: the settings screen, the export's fairness.csv, and the
+warning players see without opening the settings (a notice at start and after each game,
+the home screen), over the event log's first throws (engine.fairness does the test itself),
+each finished game's figures kept in the state directory."""
 
 from __future__ import annotations
 
 import csv
 import io
+import json
 import random
 from pathlib import Path
 
 import engine
 from engine import events as ev
 from firmware.appliance.menus import DiceFairness, SettingsMenu
+from firmware import fairness_report as fairness_report_module
 from firmware.eventlog import EventLog
 from firmware.export.formats import fairness_csv
 from firmware.fairness_report import fairness_report
 from firmware.localformat import Locale
 from firmware.ui.catalogue import text
 
-from tests.firmware.appliance_support import new_app
+from tests.firmware.appliance_support import new_app, press, start_game
 
 
 def record_games(log: EventLog, games: int, die: random.Random, loaded: bool = False) -> None:
@@ -72,3 +76,86 @@ def test_the_export_carries_the_test_for_the_device_and_each_game_day(tmp_path: 
     assert rows[0][:3] == ["scope", "first throws", "dice"]
     assert rows[1][0] == "device" and rows[1][1] == "65" and sum(map(int, rows[1][3:9])) == 195
     assert [r[0] for r in rows[2:]] == [day.isoformat() for day, _ in report.days]
+
+
+# -- the warning where players see it -----------------------------------------------------------------
+
+
+def screen_lines(app, lang: str = "en") -> list[str]:
+    screen = app.screen()
+    return [text(screen.title, lang), *(text(line, lang) for line in getattr(screen, "lines", ()))]
+
+
+def home(app) -> tuple[str, str, list[tuple[str, str | None]]]:
+    """The main menu's title, bottom line and items (label, value), in English."""
+    screen = app.screen()
+    items = [(text(i.label, "en"), None if i.value is None else text(i.value, "en")) for i in screen.items]
+    return text(screen.title, "en"), text(screen.hint, "en"), items
+
+
+def test_loaded_dice_are_told_at_start_and_on_the_home_screen(tmp_path: Path) -> None:
+    with EventLog.open(tmp_path) as log:
+        record_games(log, 50, random.Random(4), loaded=True)
+    app = new_app(tmp_path)
+    assert app.dice_warning
+    assert screen_lines(app) == ["Dice may be loaded", "The test rejects fair dice", "See Settings > Dice fairness"]
+    assert screen_lines(app, "es") == ["¿Dados cargados?", "La prueba rechaza dados justos", "Ver Ajustes > Dados justos"]
+    press(app, "ok")  # the notice goes; the home screen keeps saying it
+    title, hint, items = home(app)
+    assert (title, hint) == ("Dice may be loaded", "See Settings > Dice") and ("Settings", "!") in items
+    screen = app.screen()
+    assert (text(screen.title, "es"), text(screen.hint, "es")) == ("¿Dados cargados?", "Ver Ajustes > Dados")
+
+
+def test_fair_dice_are_not_told(tmp_path: Path) -> None:
+    with EventLog.open(tmp_path) as log:
+        record_games(log, 50, random.Random(4))
+    app = new_app(tmp_path)
+    assert not app.dice_warning
+    title, hint, items = home(app)
+    assert (title, hint) == ("Cubilete", "OK picks, hold: back") and ("Settings", None) in items
+
+
+def test_the_warning_comes_after_the_game_that_tips_the_test(tmp_path: Path) -> None:
+    with EventLog.open(tmp_path) as log:
+        record_games(log, 46, random.Random(5), loaded=True)  # 598 first throws: too few to warn
+    app = new_app(tmp_path, game="crag", players=1)
+    assert not app.dice_warning and home(app)[0] == "Cubilete"
+    start_game(app)
+    die = random.Random(6)
+    for category in app.session.state.rules.category_ids:  # 13 more loaded first throws
+        app.session.record(ev.throw(0, [die.choice([1, 2, 3, 4, 5, 6, 6, 6]) for _ in range(3)]))
+        app.session.record(ev.category_scratched(0, category))
+    app.mode = app.game_mode()
+    press(app, "ok")  # the final table closes the game
+    assert app.dice_warning and screen_lines(app)[0] == "Dice may be loaded"
+    press(app, "ok")
+    assert home(app)[0] == "Dice may be loaded"
+
+
+def test_the_device_keeps_each_finished_games_figures_so_a_start_replays_none(tmp_path: Path, monkeypatch) -> None:
+    with EventLog.open(tmp_path) as log:
+        record_games(log, 50, random.Random(7), loaded=True)
+        cache = tmp_path / fairness_report_module.CACHE_FILE
+        first = fairness_report(log, cache)
+        assert json.loads(cache.read_text(encoding="utf-8"))["games"].keys() == {g.game_id for g in log.games()}
+        # Another start (a new process): the figures come from the file, no game is replayed.
+        monkeypatch.setattr(fairness_report_module, "_FINISHED", {})
+        monkeypatch.setattr(fairness_report_module, "_READ", set())
+
+        def replayed(events):
+            raise AssertionError("a finished game was replayed")
+        monkeypatch.setattr(fairness_report_module, "first_throws", replayed)
+        assert fairness_report(log, cache) == first
+
+
+def test_a_damaged_cache_file_is_only_a_slower_start(tmp_path: Path, monkeypatch) -> None:
+    with EventLog.open(tmp_path) as log:
+        record_games(log, 5, random.Random(8))
+        expected = fairness_report(log)
+        cache = tmp_path / fairness_report_module.CACHE_FILE
+        for damage in ("{not json", '{"v": 1, "games": {"x": [1, 2]}}', '{"v": 99, "games": {}}'):
+            cache.write_text(damage, encoding="utf-8")
+            monkeypatch.setattr(fairness_report_module, "_FINISHED", {})
+            monkeypatch.setattr(fairness_report_module, "_READ", set())
+            assert fairness_report(log, cache) == expected

@@ -72,6 +72,24 @@ GAMES = MenuScreen(T("game"), tuple(MenuItem(N(es, en)) for es, en in [
     ("Yacht", "Yacht"), ("Crag", "Crag"), ("Cacho", "Cacho"), ("Goldene Fünfzig", "Goldene Fünfzig")]),
     selected=6)
 
+SIXES = (DieIcon(6), DieIcon(6), DieIcon(6), DieIcon(2), DieIcon(3))
+DEVICE_FILL = (DieIcon(6, held=True), DieIcon(6, held=True), DieIcon(6, held=True), DieIcon(2), DieIcon(2))
+DEVICE_OPTIONS = (
+    OptionRow(N("Full", "Full house"), 30),
+    OptionRow(N("Seis", "Sixes"), 18),
+    OptionRow(N("Dos", "Twos"), 4),
+    OptionRow(N("Escalera", "Straight"), 0, ("scratch",)),
+)
+NEW_GAME_DEVICE = MenuScreen(T("new_game"), (
+    MenuItem(T("game"), GENERALA), MenuItem(T("players"), "2"), MenuItem(T("device_seat", name="Cubilete"), T("on")),
+    MenuItem(T("house_rules")), MenuItem(T("stake"), T("no_stake")), MenuItem(T("start"))),
+    selected=2, editing=True, hint=T("hint_edit"))
+HOME_LOADED = MenuScreen(T("fairness_alert"), (MenuItem(T("new_game")), MenuItem(T("last_game")),
+                                                MenuItem(T("settings"), "!")), 0, hint=T("fairness_see_short"))
+FAIRNESS_ALERT = MessageScreen(T("fairness_alert"), (T("fairness_alert_line"), T("fairness_see")), icon="warning")
+NO_TABLE = MessageScreen(T("device_no_table", player="Cubilete"),
+                         (T("device_simple"), T("hint_no_table"), "cubilete solve yahtzee"), icon="info")
+
 CASES = {
     "turn_es": (TurnScreen("Ana", 2, 3, DICE, OPTIONS, 0, T("die_which", die=4, a=3, b=5), total=120), "es"),
     "turn_en": (TurnScreen("Ana", 2, 3, DICE, OPTIONS, 0, T("die_which", die=4, a=3, b=5), total=120), "en"),
@@ -146,6 +164,24 @@ CASES = {
     "hint_es": (MessageScreen(T("hint"), (N("guardar 6 6 6", "keep 6 6 6"), T("hint_expected", x="171.4"),
                                           N("anotar Full 30", "fill Full house 30"), T("hint_expected", x="168.9")),
                               icon="info"), "es"),
+    # The practice opponent: the device's turn (throw for it, set its dice aside, the box it
+    # fills on OK), a seat for it in the new game, and the notice of a game without a table.
+    "device_throw_es": (TurnScreen("Cubilete", 0, 3, message=T("device_throw", player="Cubilete"), total=84), "es"),
+    "device_keep_es": (TurnScreen("Cubilete", 1, 3, SIXES, (), None, T("device_keep", dice="6 6 6"), total=84), "es"),
+    "device_keep_en": (TurnScreen("Cubilete", 1, 3, SIXES, (), None, T("device_keep", dice="6 6 6"), total=84), "en"),
+    "device_scores_es": (TurnScreen("Cubilete", 2, 3, DEVICE_FILL, DEVICE_OPTIONS, 0,
+                                    T("device_scores", player="Cubilete"), total=84), "es"),
+    "device_scores_en": (TurnScreen("Cubilete", 2, 3, DEVICE_FILL, DEVICE_OPTIONS, 0,
+                                    T("device_scores", player="Cubilete"), total=84), "en"),
+    "menu_new_game_device_es": (NEW_GAME_DEVICE, "es"),
+    "menu_new_game_device_en": (NEW_GAME_DEVICE, "en"),
+    "device_no_table_es": (NO_TABLE, "es"),
+    "device_no_table_en": (NO_TABLE, "en"),
+    # Loaded dice, told without opening the settings: a notice, then the home screen.
+    "fairness_alert_es": (FAIRNESS_ALERT, "es"),
+    "fairness_alert_en": (FAIRNESS_ALERT, "en"),
+    "home_loaded_es": (HOME_LOADED, "es"),
+    "home_loaded_en": (HOME_LOADED, "en"),
     "scoreboard_es": (QrScreen(T("scoreboard"), (T("scoreboard_open"),), BAR_URL, qr_modules(BAR_URL)), "es"),
     "scoreboard_en": (QrScreen(T("scoreboard"), (T("scoreboard_open"),), BAR_URL, qr_modules(BAR_URL)), "en"),
 }
