@@ -12,6 +12,8 @@ whether it was held, thrown, turned over or is ambiguous.
             ...
 
 Decisions worth knowing:
+- At start the first frame is the empty tray; if the scene moves before it first settles
+  (the device started mid-throw), each frame is taken as the tray until it stands still.
 - A scene that settles unchanged (a hand passed over the dice) reports nothing; one where
   dice were only taken away reports `DiceRemoved`, not a throw.
 - A still object that is not a die (a cup left on the tray) blocks the settle and is
@@ -100,6 +102,12 @@ class ThrowTracker:
 
     def feed(self, frame: np.ndarray, t: float) -> list[TrackerEvent]:
         sample = self.detector.update(frame, t)
+        if self._phase == _START and sample.moving:
+            # Started while things moved (mid-throw after a power cut, a hand in the tray):
+            # a frame of them is no empty tray, and its ghosts would never go. Until the scene
+            # first stands still the tray is learnt afresh from every frame; the dice lying
+            # there then are read, and marked as lying in the background, as at any start.
+            self.detector.relearn()
         events: list[TrackerEvent] = []
         self._watch_foreign(sample, t, events)
         if sample.moving:
