@@ -16,17 +16,17 @@ from __future__ import annotations
 import json
 import logging
 from dataclasses import dataclass
-from datetime import date, datetime, timedelta
+from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
 from engine.fairness import FACES, Fairness, face_counts, first_throws, from_counts
 from firmware.eventlog import EventLog, GameRecord
+from firmware.localformat import game_day
 from hardware.files import write_atomically
 
 log = logging.getLogger(__name__)
 
-DAY_STARTS_AT = timedelta(hours=6)
 CACHE_FILE = "fairness-cache.json"
 CACHE_VERSION = 1
 
@@ -42,14 +42,13 @@ class FairnessReport:
         return next((f for d, f in self.days if d == day), None)
 
 
-def game_day(started_at: str) -> date:
-    """The game day a game started on, in the device's local time."""
-    started = datetime.fromisoformat(started_at.replace("Z", "+00:00")).astimezone()
-    return (started - DAY_STARTS_AT).date()
+def started_on(started_at: str) -> date:
+    """The game day a game started on (`localformat.game_day`)."""
+    return game_day(datetime.fromisoformat(started_at.replace("Z", "+00:00")))
 
 
 def today(now: datetime | None = None) -> date:
-    return ((now or datetime.now().astimezone()) - DAY_STARTS_AT).date()
+    return game_day(now or datetime.now().astimezone())
 
 
 Figures = tuple[int, tuple[int, ...]]  # first throws, dice per face
@@ -121,6 +120,6 @@ def _write_cache(path: Path, finished: dict[str, Figures]) -> None:
 
 def _day_of(record: GameRecord) -> date:
     try:
-        return game_day(record.started_at)
+        return started_on(record.started_at)
     except ValueError:
         return date.min  # a start time the log cannot tell: pooled in the device's figures only

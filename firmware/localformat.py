@@ -16,7 +16,7 @@ Pure functions and frozen values only: the scoreboard uses this module too.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime, timezone, tzinfo
+from datetime import date, datetime, timedelta, timezone, tzinfo
 from decimal import Decimal, InvalidOperation
 
 CURRENCY_POSITIONS = ("before", "after")
@@ -136,3 +136,12 @@ def utc_offset(stamp: str | None, zone: tzinfo | None = None) -> str:
     if moment is None:
         return ""
     return local_time(stamp, zone)[19:]
+
+
+# A bar's day runs past midnight: a game day is 06:00 to 06:00 in the device's local time.
+DAY_STARTS_AT = timedelta(hours=6)
+
+
+def game_day(moment: datetime) -> date:
+    """The game day a moment (timezone-aware) belongs to, in the device's local time."""
+    return (moment.astimezone() - DAY_STARTS_AT).date()

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timezone
 from decimal import Decimal
 from typing import Any, Callable, Sequence
 
@@ -20,12 +20,10 @@ import engine
 from engine import fairness as dice_fairness
 from engine.advice import DE_MANO, INSTANT_WIN, SCRATCH, SERVED
 from firmware.eventlog import GameRecord, StoredEvent
-from firmware.localformat import MoneyStyle, format_money
+from firmware.localformat import MoneyStyle, format_money, game_day
 from web.logreader import LogReader, LogUnavailable
 from web.texts import texts
 
-# A bar's day runs past midnight: the day's games are those ended since 06:00 local time.
-DAY_STARTS_AT_HOUR = 6
 # The fairness figures pool the first throws of at most this many of the latest games.
 FAIRNESS_GAMES = 1000
 OPTIONS_SHOWN = 8
@@ -138,10 +136,11 @@ class BoardBuilder:
                 throws += dice_fairness.first_throws(e.event for e in events[current.game_id])
             board["game"] = self._game(current, events[current.game_id] if current.game_id in events
                                        else None)
-        day_start = self._day_start()
+        # today: the games that ended on this game day (a bar's day runs past midnight)
+        day = game_day(self._now())
         board["today"] = [self._finished[g.game_id][0] for g in reversed(games)
                           if g.ended_at is not None and g.game_id in self._finished
-                          and _parse(g.ended_at) >= day_start and self._finished[g.game_id][0]["finished"]]
+                          and game_day(_parse(g.ended_at)) == day and self._finished[g.game_id][0]["finished"]]
         board["fairness"] = self._fairness(throws) if throws else None
         return board
 
@@ -154,13 +153,6 @@ class BoardBuilder:
         if unfinished:
             return unfinished[-1]
         return games[-1] if games else None
-
-    def _day_start(self) -> datetime:
-        local = self._now().astimezone()
-        start = local.replace(hour=DAY_STARTS_AT_HOUR, minute=0, second=0, microsecond=0)
-        if local < start:
-            start -= timedelta(days=1)
-        return start
 
     def _name(self, thing: Any) -> str:
         return thing.name_es if self.language == "es" else thing.name_en

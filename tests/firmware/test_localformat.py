@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import time
-from datetime import timedelta, timezone
+from datetime import date, datetime, timedelta, timezone
 from decimal import Decimal
 
 from hypothesis import given
 from hypothesis import strategies as st
 
 from firmware.localformat import (
-    MoneyStyle, format_money, format_number, local_clock, local_time, money_from_cents, utc_offset,
+    MoneyStyle, format_money, format_number, game_day, local_clock, local_time, money_from_cents, utc_offset,
 )
 
 PESOS = MoneyStyle("$")
@@ -60,6 +60,19 @@ def test_the_system_zone_is_the_default(monkeypatch) -> None:  # type: ignore[no
     time.tzset()
     try:
         assert local_time("2026-01-02T03:04:05Z") == "2026-01-01 23:04:05-04:00"
+    finally:
+        monkeypatch.undo()
+        time.tzset()
+
+
+def test_a_game_day_runs_from_six_to_six_in_the_devices_time_zone(monkeypatch) -> None:
+    # The fairness screen's days and the scoreboard's "today" both count by it.
+    monkeypatch.setenv("TZ", "America/La_Paz")
+    time.tzset()
+    try:
+        assert game_day(datetime(2026, 11, 26, 5, 59, tzinfo=BOLIVIA)) == date(2026, 11, 25)
+        assert game_day(datetime(2026, 11, 26, 6, 0, tzinfo=BOLIVIA)) == date(2026, 11, 26)
+        assert game_day(datetime(2026, 11, 26, 9, 59, tzinfo=timezone.utc)) == date(2026, 11, 25)  # 05:59 there
     finally:
         monkeypatch.undo()
         time.tzset()
