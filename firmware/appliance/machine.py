@@ -147,6 +147,9 @@ class Appliance:
             return menus.MainMenu()
         if session.pending_confirmation:
             return corrections.ConfirmDice()
+        win = session.state.instant_win
+        if win is not None and win.open:
+            return play.WinConfirm()  # the winning throw, shown and confirmed like any score
         if session.state.finished:
             return play.GameOver()
         return play.TurnMode()

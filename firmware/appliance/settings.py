@@ -13,6 +13,7 @@ class Prefs:
 
     language: str = "es"
     contrast: int = 200
+    names: tuple[str, ...] = ()  # the players' names entered on the device, in menu order
 
 
 @dataclass(frozen=True)
