@@ -71,8 +71,13 @@ class Device:
         return self.throw(values).press("ok", "ok").wait()
 
 
+# Every scene's log lives under one folder, removed when the tests end.
+_FOLDERS = tempfile.TemporaryDirectory(prefix="cubilete-scenes-")
+
+
 def device(**kwargs: Any) -> Device:
-    return Device(Path(tempfile.mkdtemp(prefix="cubilete-scene-")), **kwargs)
+    """A device on a fresh log of its own."""
+    return Device(Path(tempfile.mkdtemp(dir=_FOLDERS.name)), **kwargs)
 
 
 # Throws that score in each game: (first turn's dice, the next player's dice).
