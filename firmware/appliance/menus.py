@@ -314,8 +314,8 @@ class NamesMenu(ListMenu):
 
 NAME_MAX = 8  # as the config's names: it fits every screen (tests/firmware/test_ui_fit.py)
 DONE, DELETE = "✓", "«"
-UPPER = tuple("ABCDEFGHIJKLMNÑOPQRSTUVWXYZ")
-LOWER = tuple("abcdefghijklmnñopqrstuvwxyz")
+UPPER = tuple("ABCDEFGHIJKLMNÑOPQRSTUVWXYZÁÉÍÓÚ")
+LOWER = tuple("abcdefghijklmnñopqrstuvwxyzáéíóúü")
 OTHER = tuple("0123456789") + (" ",)
 
 
@@ -360,7 +360,7 @@ class NameEntry(Mode):
         if choice == DELETE:
             was_first = len(self.name) == 1
             self.name = self.name[:-1]
-            if was_first:  # back to the capitals, on the same letter
+            if was_first:  # back to the capitals, from A
                 self.selected = self.choices().index(UPPER[0])
             return None
         if not self.name and choice == " ":
@@ -370,7 +370,7 @@ class NameEntry(Mode):
         if len(self.name) >= NAME_MAX:
             return self._finish(app)
         if first:
-            self.selected = self.choices().index(LOWER[UPPER.index(choice)] if choice in UPPER else LOWER[0])
+            self.selected = self.choices().index(choice.lower() if choice.lower() in LOWER else LOWER[0])
         return None
 
     def _finish(self, app: Appliance) -> Mode | None:
