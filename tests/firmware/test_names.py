@@ -8,8 +8,7 @@ import json
 from pathlib import Path
 
 from firmware.appliance.menus import DELETE, DONE, NameEntry
-from firmware.config import Config
-from firmware.service import load_prefs, save_prefs
+from firmware.appliance.settings import Prefs, load_prefs, save_prefs
 from firmware.ui.catalogue import text
 from firmware.ui.screens import MenuScreen, NameScreen
 from tests.firmware.screens_support import Device
@@ -83,8 +82,8 @@ def test_nothing_entered_keeps_the_name_and_a_name_taken_is_refused(tmp_path: Pa
 
 
 def test_the_prefs_keep_the_names_across_a_restart(tmp_path: Path) -> None:
-    save_prefs(tmp_path, load_prefs(tmp_path, Config()).__class__(names=("Ana", "Beto")))
+    save_prefs(tmp_path, Prefs(names=("Ana", "Beto")))
     assert json.loads((tmp_path / "settings.json").read_text())["names"] == ["Ana", "Beto"]
-    assert load_prefs(tmp_path, Config()).names == ("Ana", "Beto")
+    assert load_prefs(tmp_path, "es", 200).names == ("Ana", "Beto")
     (tmp_path / "settings.json").write_text(json.dumps({"names": ["", "far too long a name"]}))
-    assert load_prefs(tmp_path, Config()).names == ()
+    assert load_prefs(tmp_path, "es", 200).names == ()
