@@ -136,10 +136,14 @@ def default_names(app: Appliance, count: int, reserved: tuple[str, ...] = ()) ->
     config's, else J<n> (Spanish) or P<n> (English) for player n; never two the same, and
     never one of `reserved` (the device's own seat)."""
     prefix = "J" if app.lang == "es" else "P"
+    reserved_keys = {name.casefold() for name in reserved}
+    # A reserved name in the prefs or the config is the device's: the people's names move up past it.
+    sources = [[n for n in source if n.casefold() not in reserved_keys]
+               for source in (app.prefs.names, app.defaults.names)]
     names: list[str] = []
     for position in range(count):
-        taken = {name.casefold() for name in names} | {name.casefold() for name in reserved}
-        given = [source[position] for source in (app.prefs.names, app.defaults.names) if position < len(source)]
+        taken = {name.casefold() for name in names} | reserved_keys
+        given = [source[position] for source in sources if position < len(source)]
         name = next((n for n in given if n.casefold() not in taken), None)
         n = position + 1
         while name is None:
@@ -206,8 +210,13 @@ class NewGameMenu(ListMenu):
         return MainMenu()
 
     def player_names(self, app: Appliance) -> list[str]:
-        """The players' names in seat order: those entered here, then the defaults; the
-        device's own seat last when it plays."""
+        """The players' names in seat order: the people's (`people_names`), then the
+        device's own seat when it plays."""
+        return self.people_names(app) + ([DEVICE_NAME] if self.plays_device(app) else [])
+
+    def people_names(self, app: Appliance) -> list[str]:
+        """The names of the seats people play: those entered here, then the defaults;
+        never the device's name while it plays."""
         reserved = (DEVICE_NAME,) if self.plays_device(app) else ()
         humans = self.players - len(reserved)
         names = default_names(app, humans, reserved)
@@ -215,7 +224,7 @@ class NewGameMenu(ListMenu):
             others = {n.casefold() for i, n in enumerate(names) if i != position} | {r.casefold() for r in reserved}
             if name.casefold() not in others:
                 names[position] = name
-        return names + list(reserved)
+        return names
 
     def _change_game(self, app: Appliance, delta: int) -> None:
         self.game = _cycle(GAME_IDS, self.game, delta)
@@ -315,7 +324,8 @@ class OptionsMenu(ListMenu):
 
 @dataclass
 class NamesMenu(ListMenu):
-    """The players in menu order with their names; OK on one enters a new name."""
+    """The players in menu order with their names; OK on one enters a new name. The
+    device's seat, when it plays, is listed with its name but has none to enter."""
 
     menu: NewGameMenu | None = None
 
@@ -325,9 +335,12 @@ class NamesMenu(ListMenu):
     def items(self, app: Appliance) -> list[Item]:
         assert self.menu is not None
         menu = self.menu
+        people = menu.people_names(app)
         items = [Item(say("player_n", n=position + 1), name,
                       action=lambda a, position=position: NameEntry.of(a, menu, position))
-                 for position, name in enumerate(menu.player_names(app))]
+                 for position, name in enumerate(people)]
+        if menu.plays_device(app):
+            items.append(Item(say("player_n", n=len(people) + 1), DEVICE_NAME))
         items.append(Item(say("back"), action=lambda a: menu))
         return items
 
@@ -400,8 +413,9 @@ class NameEntry(Mode):
         name = self.name.strip()
         if not name:
             return NamesMenu(menu=self.menu, selected=self.position)  # nothing entered: unchanged
-        names = self.menu.player_names(app)
-        if any(n.casefold() == name.casefold() for i, n in enumerate(names) if i != self.position):
+        names = self.menu.people_names(app)
+        seats = self.menu.player_names(app)  # the device's seat, when it plays, is taken
+        if any(n.casefold() == name.casefold() for i, n in enumerate(seats) if i != self.position):
             app.flash(say("name_taken", name=name))
             return None
         names[self.position] = name

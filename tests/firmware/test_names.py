@@ -87,3 +87,25 @@ def test_the_prefs_keep_the_names_across_a_restart(tmp_path: Path) -> None:
     assert load_prefs(tmp_path, "es", 200).names == ("Ana", "Beto")
     (tmp_path / "settings.json").write_text(json.dumps({"names": ["", "far too long a name"]}))
     assert load_prefs(tmp_path, "es", 200).names == ()
+
+
+def test_the_device_seat_is_listed_but_not_entered_and_its_name_stays_the_devices(tmp_path: Path) -> None:
+    d = Device(tmp_path, lang="en", names=("Cubilete", "Ana"))
+    d.press("ok", "next", "next", "next", "ok", "next", "ok")  # New game > Cubilete plays: on
+    d.press("prev", "ok")  # Names
+    assert text(d.screen().title, "en") == "Names"
+    # The config's "Cubilete" is the device's: the people's names move up past it.
+    assert [(text(i.label, "en"), i.value) for i in d.screen().items] == [
+        ("Player 1", "Ana"), ("Player 2", "Cubilete"), ("Back", None)]
+    d.press("next", "ok")  # the device's seat: nothing to enter
+    assert isinstance(d.screen(), MenuScreen) and d.screen().selected == 1
+    d.press("prev", "ok")
+    type_name(d, "Cubilete")  # the eighth letter finishes it: the device's name is taken
+    assert isinstance(d.screen(), NameScreen) and text(d.screen().hint, "en") == "Cubilete is playing"
+    d.press("OK")  # finishes again, still taken; delete the name instead
+    for _ in range(8):
+        type_name(d, DELETE)
+    type_name(d, "Eva")
+    type_name(d, DONE)
+    assert [i.value for i in d.screen().items[:2]] == ["Eva", "Cubilete"]
+    assert d.app.prefs.names == ("Eva",)  # the prefs keep the people's names only
