@@ -98,8 +98,8 @@ def test_loaded_dice_are_told_at_start_and_on_the_home_screen(tmp_path: Path) ->
         record_games(log, 50, random.Random(4), loaded=True)
     app = new_app(tmp_path)
     assert app.dice_warning
-    assert screen_lines(app) == ["Dice may be loaded", "The test rejects fair dice", "See Settings > Dice fairness"]
-    assert screen_lines(app, "es") == ["¿Dados cargados?", "La prueba rechaza dados justos", "Ver Ajustes > Dados justos"]
+    assert screen_lines(app) == ["Dice may be loaded", "Fairness test failed", "Settings: Dice fairness"]
+    assert screen_lines(app, "es") == ["¿Dados cargados?", "No pasan la prueba", "Ajustes > Dados justos"]
     press(app, "ok")  # the notice goes; the home screen keeps saying it
     title, hint, items = home(app)
     assert (title, hint) == ("Dice may be loaded", "See Settings > Dice") and ("Settings", "!") in items
