@@ -5,6 +5,7 @@ where a scene stops. The golden images (test_ui_golden) and the check that every
 
 from __future__ import annotations
 
+import random
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -14,8 +15,9 @@ import engine
 from firmware.appliance import Appliance, GameDefaults, Prefs
 from firmware.eventlog import EventLog
 from firmware.localformat import MoneyStyle
-from firmware.ui.screens import Screen
-from tests.firmware.appliance_support import Clock, later, press, seen
+from firmware.ui.catalogue import text
+from firmware.ui.screens import MenuScreen, Screen
+from tests.firmware.appliance_support import Clock, later, press, record_games, seen
 
 SIZES = ((128, 64), (256, 64), (128, 128))
 
@@ -53,6 +55,20 @@ class Device:
     def start(self) -> "Device":
         """Main menu > New game > Start (the last item)."""
         return self.press("ok", "prev", "ok")
+
+    def select(self, label: str) -> "Device":
+        """Move the menu's cursor to the item whose English label is `label`."""
+        for _ in range(20):
+            screen = self.screen()
+            assert isinstance(screen, MenuScreen), screen
+            if text(screen.items[screen.selected].label, "en") == label:
+                return self
+            self.press("next")
+        raise AssertionError(f"no item {label!r}")
+
+    def practice(self) -> "Device":
+        """Main menu > New game > "Cubilete plays": on > Start: the device takes the last seat."""
+        return self.press("ok").select("Cubilete plays").press("ok", "next", "ok").select("Start").press("ok")
 
     def throw(self, values: Sequence[int], **kwargs: Any) -> "Device":
         """A throw the camera saw settle (all dice thrown unless `moved` says otherwise)."""
@@ -141,6 +157,23 @@ def _correction(lang: str) -> Screen:
     return d.throw((5, 5, 5, 2, 6), unsure={4: (5,)}).screen()
 
 
+def _device_turn(lang: str, *throws: tuple[int, ...]) -> Screen:
+    """Ana against the device: Ana's first turn played, then the device's dice thrown as
+    its screen says (the first throw's three sixes kept, the others thrown again)."""
+    d = device(lang=lang, names=("Ana",)).practice().play_turn((2, 3, 4, 5, 6))
+    for number, values in enumerate(throws):
+        d.throw(values, moved=None if number == 0 else ("held",) * 3 + ("thrown",) * 2)
+    return d.screen()
+
+
+def _loaded(lang: str) -> Device:
+    """A device started on a log whose first throws reject fair dice (650, sixes twice as often)."""
+    folder = Path(tempfile.mkdtemp(dir=_FOLDERS.name))
+    with EventLog.open(folder) as log:
+        record_games(log, 50, random.Random(4), loaded=True)
+    return Device(folder, lang=lang)
+
+
 def _undo(lang: str) -> Screen:
     d = device(lang=lang, names=("Ana", "Beto")).start().play_turn((3, 3, 3, 5, 5))
     return d.press("OK", "ok").screen()  # turn menu > Undo the last score
@@ -153,8 +186,12 @@ SCENES: dict[str, tuple[Callable[[], Screen], tuple[tuple[int, int], ...]]] = {
     "menu_new_game_es": (lambda: device(lang="es").press("ok").screen(), BIG),
     "menu_new_game_en": (lambda: device(lang="en").press("ok").screen(), SIZES[:1]),
     "menu_new_game_game_en": (lambda: _new_game_editing("en"), SIZES[:1]),
-    "menu_house_rules_es": (lambda: device(lang="es", game="generala-classic").press("ok", "next", "next", "next", "ok")
-                            .screen(), SIZES[:1]),
+    "menu_house_rules_es": (lambda: device(lang="es", game="generala-classic").press("ok").select("House rules")
+                            .press("ok").screen(), SIZES[:1]),
+    "menu_new_game_device_es": (lambda: device(lang="es").press("ok").select("Cubilete plays").press("ok", "next")
+                                .screen(), SIZES[:1]),
+    "menu_new_game_device_en": (lambda: device(lang="en").press("ok").select("Cubilete plays").press("ok", "next")
+                                .screen(), SIZES[:1]),
     "menu_names_en": (lambda: device(lang="en", names=("Ana",)).press("ok", "next", "next", "ok").screen(),
                       SIZES[:1]),
     "name_entry_es": (lambda: _names_entry("es"), SIZES[:1]),
@@ -186,6 +223,20 @@ SCENES: dict[str, tuple[Callable[[], Screen], tuple[tuple[int, int], ...]]] = {
     "hand_thrown_es": (lambda: device(lang="es", names=("Ana", "Beto"), manual=True).start()
                        .press("ok", "ok", "next", "ok", "next", "ok", "next", "ok", "ok").press("OK", "ok").screen(),
                        SIZES[:1]),
+    # The practice opponent: the device's turn (throw for it, keep what it says, OK on its
+    # box), and the notice of a game it has no table for.
+    "device_throw_es": (lambda: _device_turn("es"), SIZES[:1]),
+    "device_keep_es": (lambda: _device_turn("es", (6, 6, 6, 2, 3)), BIG),
+    "device_keep_en": (lambda: _device_turn("en", (6, 6, 6, 2, 3)), SIZES[:1]),
+    "device_scores_es": (lambda: _device_turn("es", (6, 6, 6, 2, 3), (6, 6, 6, 6, 6)), BIG),
+    "device_scores_en": (lambda: _device_turn("en", (6, 6, 6, 2, 3), (6, 6, 6, 6, 6)), SIZES[:1]),
+    "device_no_table_es": (lambda: device(lang="es", game="yahtzee", names=("Ana",)).practice().screen(), SIZES[:1]),
+    "device_no_table_en": (lambda: device(lang="en", game="yahtzee", names=("Ana",)).practice().screen(), SIZES[:1]),
+    # Loaded dice, told without opening the settings: the notice at start, then the home screen.
+    "fairness_alert_es": (lambda: _loaded("es").screen(), SIZES[:1]),
+    "fairness_alert_en": (lambda: _loaded("en").screen(), SIZES[:1]),
+    "home_loaded_es": (lambda: _loaded("es").press("ok").screen(), SIZES[:1]),
+    "home_loaded_en": (lambda: _loaded("en").press("ok").screen(), SIZES[:1]),
     "confirm_undo_es": (lambda: _undo("es"), SIZES[:1]),
     "confirm_undo_en": (lambda: _undo("en"), SIZES[:1]),
 }
