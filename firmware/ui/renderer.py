@@ -643,8 +643,13 @@ def _game_over(c: Canvas, s: GameOverScreen, lang: str) -> None:
         c.text_right(pts_right, y, str(row.points))
         if nets[index]:
             c.text_right(c.right, y, nets[index])
-    if s.note is not None and len(shown) < per_page:
-        c.text(1, c.bottom_line, fit(text(s.note, lang), c.right - 1))
+    free = (c.h - 11 - font.LINE_PITCH * len(shown)) // font.LINE_PITCH
+    if s.note is not None and free > 0:
+        # On two lines where the table leaves them: the flash of the last box filled names its
+        # player and box ("WWWWWWWW: tacha Escalera"), too long for one.
+        lines = wrap(text(s.note, lang), c.right - 1, min(free, 2))
+        for i, line in enumerate(lines):
+            c.text(1, c.bottom_line - font.LINE_PITCH * (len(lines) - 1 - i), line)
 
 
 def _message(c: Canvas, s: MessageScreen, lang: str) -> None:
