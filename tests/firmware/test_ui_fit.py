@@ -19,6 +19,7 @@ import pytest
 
 import engine
 from firmware.appliance import ButtonsMissing
+from firmware.appliance.practice import DEVICE_NAME, DeviceTurn
 from firmware.ui import DieIcon, LANGUAGES, Names, OptionRow, T, TurnScreen, render
 from firmware.ui import font
 from firmware.ui.catalogue import (
@@ -188,6 +189,82 @@ def test_the_winning_throw_and_its_final_table_fit(game: str) -> None:
         tour.d.press("next")
         tour.look()
         assert tour.cuts == []
+
+
+def play_the_devices_turn(tour: Tour, values: tuple[int, ...], odd: bool) -> None:
+    """The device's turn as people play it for it: its dice thrown, the dice it names kept
+    (when `odd`, once one more than it named: it plans again), a die turned over as it
+    says, and once a throw after it stood (refused), then OK on its box."""
+    d = tour.d
+    seat = d.state.current_player
+    for _ in range(12):
+        move = d.app.device_move()
+        if move is None or d.state.current_player != seat:
+            return
+        tour.look()
+        if not isinstance(d.app.mode, DeviceTurn):  # a question on its turn (a die turned?), a win
+            d.press("ok")
+            continue
+        choice, dice = move.choice, list(d.state.turn.dice)
+        if choice.action == "throw":
+            d.throw(values)
+        elif choice.action == "keep":
+            rethrow = list(choice.rethrow)
+            if odd and len(rethrow) > 1:
+                rethrow, odd = rethrow[1:], False
+            d.throw([v % 6 + 1 if i in rethrow else v for i, v in enumerate(dice)],
+                    moved=["thrown" if i in rethrow else "held" for i in range(len(dice))])
+            tour.look()
+            d.wait()
+        elif choice.turn:
+            i = choice.turn[0]
+            d.throw([7 - v if j == i else v for j, v in enumerate(dice)],
+                    moved=["turned" if j == i else "held" for j in range(len(dice))])
+        else:
+            if odd:  # a throw after it stood is refused
+                d.throw(dice, moved=["thrown"] * len(dice))
+                tour.look()
+                d.wait()
+                odd = False
+            d.press("ok")
+            tour.look()
+            d.wait()
+
+
+@pytest.mark.parametrize("game", ["generala", "cacho", "yahtzee"])
+def test_every_screen_of_a_game_against_the_device_fits(game: str) -> None:
+    """The practice opponent's screens: the seat in the menu, the names with its seat, the
+    notice of a game without a table (yahtzee), its turns (cacho: a die to turn over)."""
+    d = device(game=game, names=WIDEST[:1], stake=0.5, currency="€")
+    tour = Tour(d)
+    d.press("ok").select("Cubilete plays").press("ok")
+    tour.through(1)  # off, then on
+    tour.look()
+    d.press("ok").select("Names").press("ok")
+    tour.through(3)
+    d.press("OK").select("Start").press("ok")
+    tour.look()  # the notice of a game without a table
+    d.wait()
+    assert d.state.device_seats == (1,) and d.state.players == (WIDEST[0], DEVICE_NAME)
+    rolls = [(1, 2, 3, 4, 5), (2, 2, 3, 3, 3), (6, 6, 6, 6, 1), (1, 1, 2, 2, 3), (4, 5, 6, 1, 3), (5, 5, 2, 2, 6)]
+    turn = 0
+    while not d.state.finished and turn < 400:
+        values = rolls[turn % len(rolls)][:engine.GAMES[game].dice]
+        if d.state.current_player in d.state.device_seats:
+            play_the_devices_turn(tour, values, odd=turn < 8)
+        else:
+            d.throw(values)
+            tour.look()
+            d.press("ok", "ok").wait()
+        turn += 1
+    assert d.state.finished, f"{game}: not finished after {turn} turns"
+    tour.look()
+    assert any(isinstance(s, GameOverScreen) for s in tour.seen.values())
+    messages = {text(s.message, "en") for s in tour.seen.values() if isinstance(s, TurnScreen) and s.message}
+    assert {"Throw for Cubilete", "OK: Cubilete scores", "Cubilete stands"} <= messages
+    assert any(m.startswith("Keep ") for m in messages) and any(m.endswith(": plan B") for m in messages)
+    assert game != "cacho" or any(m.startswith("Turn the ") for m in messages)
+    assert tour.cuts == []
 
 
 def sample(template: str) -> str:
