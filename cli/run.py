@@ -41,7 +41,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--config", metavar="FILE", help="TOML config (default /etc/cubilete/config.toml)")
     parser.add_argument("--camera", metavar="SPEC", help='"picamera", "usb:0", "replay:DIR[?realtime]", "fake", '
                         '"manual" (no camera: every throw entered with the buttons)')
-    parser.add_argument("--display", metavar="SPEC", help='"oled", "ssd1306", "sh1106", "terminal", "dummy", "none"')
+    parser.add_argument("--display", metavar="SPEC", help='"oled" (the config\'s driver and size), a luma.oled '
+                        'driver ("ssd1306", "sh1106", "sh1107", "ssd1327", "ssd1322" ...), "terminal", "dummy", "none"')
     parser.add_argument("--buttons", metavar="SPEC", help='"gpio", "keyboard", "script:FILE", "none"')
     parser.add_argument("--state-dir", metavar="DIR", help="event log and snapshots (default from the config)")
     parser.add_argument("--socket", metavar="PATH", help="control socket for USB export results")

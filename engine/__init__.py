@@ -5,6 +5,7 @@ Standard library only. The engine knows nothing of cameras, buttons or displays.
     GAMES / PRESETS / get_game / resolve_game    the games (engine.games) as data (engine.rules)
     new_game / replay / apply / start            a game is a fold over its events (engine.events)
     score_options / turn_actions / turn_choices  what the display offers the current player
+    win_option                                   the box a throw's instant win is written in
     score_roll                                   a roll in every category (cubilete score)
     roll_off_order / partnerships_from_order     order of play
     winners / settlement                         the end of a game (a match of rounds: engine.match)
@@ -14,6 +15,7 @@ Standard library only. The engine knows nothing of cameras, buttons or displays.
 from engine import events
 from engine.advice import (
     RollScore, ScoreOption, TurnActions, TurnChoice, score_options, score_roll, turn_actions, turn_choices,
+    win_option,
 )
 from engine.errors import *  # noqa: F401,F403  (every RuleError subclass is part of the API)
 from engine.errors import RuleError
@@ -31,6 +33,7 @@ __all__ = [
     "events", "EVENT_TYPES", "check_event", "new_game", "replay", "apply", "start",
     "GameState", "Turn", "ThrowRecord", "InstantWin", "Sheet", "Mark",
     "score_options", "ScoreOption", "turn_actions", "TurnActions", "turn_choices", "TurnChoice",
+    "win_option",
     "score_roll", "RollScore",
     "roll_off_order", "RollOff", "hand_rank", "HAND_RANKS", "partnerships_from_order",
     "winners", "settlement", "Payment", "RuleError",

@@ -9,8 +9,8 @@ from engine import events
 from engine.fold import apply
 from engine.rules import Category, Rules
 from engine.scoring import (
-    extra_bonus, hypothetical_turn, joker_boxes, score_turn, second_turn_improves, sheet_win, throw_is_served,
-    throw_win, turn_over_required,
+    extra_bonus, hypothetical_turn, joker_boxes, score_category, score_turn, second_turn_improves, sheet_win,
+    throw_is_served, throw_win, throw_win_box, turn_over_required,
 )
 from engine.sheet import Mark
 from engine.state import GameState
@@ -94,7 +94,7 @@ def turn_actions(state: GameState) -> TurnActions:
     must_turn = not finished and thrown and turn_over_required(rules, turn)
     may_fill = not finished and thrown and not must_turn
     options = score_options(state) if may_fill else []
-    throw_may_change = thrown and (not finished or (state.instant_win is not None and state.instant_win.at == "throw"))
+    throw_may_change = thrown and (not finished or (state.instant_win is not None and state.instant_win.open))
     return TurnActions(
         player=turn.player, finished=finished, throw_number=turn.throw_number, max_throws=state.max_throws,
         may_throw=may_throw, must_throw_all=may_throw and not thrown, rethrowable=rethrowable,
@@ -157,6 +157,25 @@ def score_options(state: GameState) -> list[ScoreOption]:
     order = {c: i for i, c in enumerate(rules.category_ids)}
     options.sort(key=lambda o: (not o.allowed, INSTANT_WIN not in o.reasons, -o.points, order[o.category]))
     return options
+
+
+def win_option(state: GameState) -> ScoreOption | None:
+    """The box an instant win made by the last throw is written in, with its points, while
+    the players have not confirmed it (category_scored of that box confirms it). None when
+    there is no such win, or it has no open box (General's big general, a generala servida
+    with the generala box filled): then there is nothing to write, the game is simply won."""
+    win = state.instant_win
+    if win is None or not win.open:
+        return None
+    rules, turn = state.rules, state.turn
+    sheet = state.sheets[win.player]
+    box = throw_win_box(rules, win.rule, sheet)
+    if box is None:
+        return None
+    category = rules.category(box)
+    result = score_category(rules, category, turn, sheet)
+    reasons = ((DE_MANO if rules.de_mano else SERVED),) if result.served else ()
+    return ScoreOption(box, category.name_en, category.name_es, result.points, reasons + (INSTANT_WIN,), True)
 
 
 @dataclass(frozen=True)

@@ -41,6 +41,9 @@ verifies the shape of any event (field names and types) before the fold applies 
                                             score 0 (a scratch)
                        points: int          optional: if given, must equal what the engine
                                             computes (a guard against a stale display)
+                                            After a throw that won the game at once, the one
+                                            event accepted: the winner's win written in its
+                                            box (engine.win_option), the players' confirmation
     category_scratched player: int
                        category: str        crossed out with 0 points
     reading_corrected  player: int

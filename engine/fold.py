@@ -29,7 +29,7 @@ from engine.ordering import roll_off_order
 from engine.rules import GameDef
 from engine.scoring import (
     extra_bonus, joker_boxes, score_category, score_turn, second_turn_improves, sheet_win, throw_win,
-    turn_over_required,
+    throw_win_box, turn_over_required,
 )
 from engine.sheet import Mark, Sheet
 from engine.state import GameState, InstantWin, ThrowRecord, Turn
@@ -93,6 +93,8 @@ def apply(state: GameState, event: Mapping[str, Any]) -> GameState:
         return _correct(state, event["player"], event["values"])
     if kind == ev.THROW_UNDONE:
         return _undo_throw(state, event["player"])
+    if kind == ev.CATEGORY_SCORED and state.instant_win is not None and state.instant_win.open:
+        return _record_throw_win(state, event["player"], event["category"], event.get("points"))
     _check_playing(state, event["player"])
     if kind == ev.THROW:
         return _throw(state, event["values"], event["thrown"])
@@ -254,7 +256,7 @@ def _turn_over(state: GameState, die: int, value: int) -> GameState:
 def _check_throw_may_change(state: GameState, player: int) -> None:
     """A correction or an undone throw is allowed during the turn, and after an instant win
     made by the dice of this turn's last throw (the reading may have been wrong)."""
-    if state.finished and not (state.instant_win is not None and state.instant_win.at == "throw"):
+    if state.finished and not (state.instant_win is not None and state.instant_win.open):
         raise GameOver(_game_over_message(state))
     _check_player(state, player)
 
@@ -340,6 +342,28 @@ def _fill(state: GameState, category_id: str, scratch: bool, claimed: int | None
         state, sheets=sheets, banks=banks, instant_win=instant,
         turn=Turn(player=(player + 1) % len(state.players)), undo_point=state,
     )
+
+
+def _record_throw_win(state: GameState, player: int, category_id: str, claimed: int | None) -> GameState:
+    """The players confirm the win the last throw made: it is written in its box (the
+    first open one of the rule's boxes) with the points the box gives those dice. The game
+    stays won; the throw can no longer be corrected or taken back (turn_undone can)."""
+    win = state.instant_win
+    assert win is not None
+    _check_player(state, player)
+    box = throw_win_box(state.rules, win.rule, state.sheets[player])
+    if box is None:
+        raise GameOver(f"{_game_over_message(state)}; the win has no open box to be written in")
+    if category_id != box:
+        raise GameOver(f"{_game_over_message(state)}; the win is written in {box}, not {category_id}")
+    turn, sheet = state.turn, state.sheets[player]
+    result = score_category(state.rules, state.rules.category(box), turn, sheet)
+    if claimed is not None and claimed != result.points:
+        raise PointsMismatch(f"{box} scores {result.points} with these dice, not {claimed}")
+    mark = Mark(points=result.points, scratched=result.points == 0, served=result.served, throw=turn.throw_number)
+    sheets = state.sheets[:player] + (sheet.with_mark(box, mark),) + state.sheets[player + 1:]
+    return dataclasses.replace(state, sheets=sheets, instant_win=dataclasses.replace(win, box=box),
+                               turn=Turn(player=(player + 1) % len(state.players)), undo_point=state)
 
 
 def _fillable(sheet: Sheet, opens_after: str | None) -> bool:

@@ -229,13 +229,16 @@ class Match:
 class ThrowWin:
     """An instant win made by the dice of one served throw (big general, generala servida,
     dormida); `unless` says when the player's sheet cancels it. Checked after each throw
-    and each correction of a throw; never on dice turned over."""
+    and each correction of a throw; never on dice turned over. `boxes`: where the win is
+    written on the sheet once the players confirm it (the first open one: generala, a
+    grande); none, or none open, and the win has no box (General's big general)."""
 
     id: str
     name_en: str
     name_es: str
     dice: d.Predicate
     unless: Callable[[Sheet], bool] | None = None
+    boxes: tuple[str, ...] = ()
 
     def made(self, dice: d.Dice, served: bool, sheet: Sheet) -> bool:
         return served and self.dice(dice) and not (self.unless is not None and self.unless(sheet))

@@ -126,6 +126,15 @@ def throw_win(rules: Rules, turn: Turn, sheet: Sheet) -> ThrowWin | None:
     return None
 
 
+def throw_win_box(rules: Rules, rule_id: str, sheet: Sheet) -> str | None:
+    """The box a win made by a throw is written in: the first open one of its boxes; None
+    when it has none open (or no boxes at all)."""
+    for rule in rules.instant_wins:
+        if isinstance(rule, ThrowWin) and rule.id == rule_id:
+            return next((box for box in rule.boxes if sheet.is_open(box)), None)
+    return None
+
+
 def sheet_win(rules: Rules, sheet: Sheet) -> SheetWin | None:
     """The instant win the player's sheet makes, if any (checked after every fill)."""
     for rule in rules.instant_wins:

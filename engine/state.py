@@ -76,13 +76,22 @@ class Turn:
 @dataclass(frozen=True)
 class InstantWin:
     """A game won at once. `at` is "throw" (made by the dice of a throw: big general,
-    generala servida, dormida) or "fill" (made by the sheet after a box was filled)."""
+    generala servida, dormida) or "fill" (made by the sheet after a box was filled).
+    `box`: the box a win made by a throw was written in when the players confirmed it
+    (category_scored); None until then, and for a win with no box."""
 
     player: int
     rule: str
     name_en: str
     name_es: str
     at: Literal["throw", "fill"]
+    box: str | None = None
+
+    @property
+    def open(self) -> bool:
+        """Made by a throw and not written in its box yet: the throw may still be corrected
+        or taken back, and the win confirmed in its box."""
+        return self.at == "throw" and self.box is None
 
 
 @dataclass(frozen=True)

@@ -26,6 +26,10 @@ from typing import Any, Callable
 import engine
 from firmware.localformat import CURRENCY_POSITIONS, DECIMAL_SEPARATORS, MoneyStyle
 from hardware.camera_spec import parse_camera_spec
+from hardware.display import DRIVERS as DISPLAY_DRIVERS
+from hardware.display import INTERFACES as DISPLAY_INTERFACES
+from hardware.display import SIZES as DISPLAY_SIZES
+from hardware.display import drivers_for
 
 DEFAULT_PATH = Path("/etc/cubilete/config.toml")
 # The shipped file with every key and its comments is about 4 kB; anything far bigger is not
@@ -278,7 +282,10 @@ class CameraConfig:
 
 @dataclass(frozen=True)
 class DisplayConfig:
-    driver: str = field(default="ssd1306", metadata=one_of("ssd1306", "sh1106", "terminal", "dummy"))
+    driver: str = field(default="ssd1306", metadata=one_of(*DISPLAY_DRIVERS, "terminal", "dummy"))
+    # The panel's pixels; the screens' layout follows (more lines, a board of big numbers).
+    size: str = field(default="128x64", metadata=one_of(*DISPLAY_SIZES))
+    interface: str = field(default="i2c", metadata=one_of(*DISPLAY_INTERFACES))
     bus: int = field(default=1, metadata=int_range(0, 22))
     address: int = field(default=0x3C, metadata=int_range(0x08, 0x77, "an I2C address from 0x08 to 0x77 (usually 0x3C or 0x3D)"))
     rotate: int = field(default=0, metadata=one_of(0, 180))
@@ -405,9 +412,18 @@ def _game_options_known(section: GameConfig) -> list[tuple[str, Any, str]]:
     return []
 
 
+def _display_driver_drives_the_size(section: DisplayConfig) -> list[tuple[str, Any, str]]:
+    """An OLED driver drives only some panel sizes (luma.oled): ssd1306 no 256x64."""
+    if section.driver in DISPLAY_DRIVERS and section.size not in DISPLAY_DRIVERS[section.driver]:
+        return [("size", section.size, f"a size the {section.driver} drives ({' | '.join(DISPLAY_DRIVERS[section.driver])})"
+                 f"; a {section.size} panel needs {' | '.join(drivers_for(section.size))}")]
+    return []
+
+
 CROSS_CHECKS: dict[str, Callable[[Any], list[tuple[str, Any, str]]]] = {
     "buttons": _buttons_pins_distinct,
     "game": _game_options_known,
+    "display": _display_driver_drives_the_size,
 }
 
 

@@ -1,11 +1,14 @@
-"""Displays for the 128x64 one-bit screen: an SSD1306 / SH1106 OLED over I2C, luma's dummy
-device for tests, and the terminal (Unicode block or braille characters, by its size) for the demo and SSH.
+"""Displays: the OLED panels luma.oled drives (128x64 SSD1306 / SH1106, and the larger
+128x128 and 256x64 panels: SH1107, SSD1327, SSD1322...) over I2C or SPI, luma's dummy device
+for tests, and the terminal (Unicode block or braille characters, by its size) for the demo
+and SSH.
 
-A display takes finished frames (`PIL.Image`, mode "1", 128x64) with `show()`; dimming is
-`set_contrast(0..255)`, blanking is `set_power(False)`. `ok` is False while the hardware is
-failing. The OLED adapter re-initialises the panel after an I2C error instead of raising
-(bounded retries, logged, with back-off between failed attempts), and keeps the last frame
-so the screen comes back as it was.
+A display takes finished frames (`PIL.Image`, mode "1", of its `panel_size`) with `show()`;
+dimming is `set_contrast(0..255)`, blanking is `set_power(False)`. `ok` is False while the
+hardware is failing. The OLED adapter re-initialises the panel after a bus error instead of
+raising (bounded retries, logged, with back-off between failed attempts), and keeps the last
+frame so the screen comes back as it was. Greyscale and colour panels get the one-bit frame
+in their own mode (lit pixels at full brightness).
 
 luma is imported inside the adapters; the dummy needs only luma.core.
 """
@@ -25,12 +28,27 @@ from PIL import Image
 log = logging.getLogger("cubilete.display")
 
 WIDTH, HEIGHT = 128, 64
-DRIVERS = ("ssd1306", "sh1106")
+# The panel sizes the screens are laid out for (firmware.ui.renderer), by their config name.
+SIZES: dict[str, tuple[int, int]] = {"128x64": (128, 64), "128x128": (128, 128), "256x64": (256, 64)}
+# luma.oled's drivers and the sizes among SIZES each controller drives.
+DRIVERS: dict[str, tuple[str, ...]] = {
+    "ssd1306": ("128x64",),
+    "sh1106": ("128x64", "128x128"),
+    "ssd1309": ("128x64",),
+    "ssd1325": ("128x64",),
+    "sh1107": ("128x128",),
+    "ssd1327": ("128x128",),
+    "ssd1351": ("128x128",),
+    "ssd1322": ("256x64",),
+    "ssd1362": ("256x64",),
+}
+INTERFACES = ("i2c", "spi")
 
 
 class Display(Protocol):
     description: str
     ok: bool
+    panel_size: tuple[int, int]  # (width, height) in pixels: the frames it takes
 
     def show(self, image: Image.Image) -> None: ...
 
@@ -41,10 +59,18 @@ class Display(Protocol):
     def close(self) -> None: ...
 
 
+def drivers_for(size: str) -> list[str]:
+    return [driver for driver, sizes in DRIVERS.items() if size in sizes]
+
+
 @dataclass(frozen=True)
 class DisplaySettings:
-    """The config's [display] wiring: driver, I2C bus number, address, rotation.
+    """The config's [display] wiring: driver, panel size, interface, I2C bus number and
+    address, rotation.
 
+    size: "128x64", "128x128" or "256x64", one the driver drives (DRIVERS).
+    interface: "i2c" (bus, address), or "spi" (SPI0 CE0, D/C on GPIO 24, reset on GPIO 25:
+        luma's wiring, as most SSD1322 modules come).
     rotate: luma's convention, 0 or 2 (180 degrees, for a panel mounted upside down); the
     screens are landscape, so 1 and 3 are refused.
     """
@@ -53,22 +79,40 @@ class DisplaySettings:
     bus: int = 1
     address: int = 0x3C
     rotate: int = 0
+    size: str = "128x64"
+    interface: str = "i2c"
 
     def __post_init__(self) -> None:
         if self.driver not in DRIVERS:
             raise ValueError(f"display driver {self.driver!r}: allowed {', '.join(DRIVERS)}")
+        if self.size not in SIZES:
+            raise ValueError(f"display size {self.size!r}: allowed {', '.join(SIZES)}")
+        if self.size not in DRIVERS[self.driver]:
+            raise ValueError(f"display driver {self.driver} drives {' or '.join(DRIVERS[self.driver])}, not "
+                             f"{self.size}; a {self.size} panel: {', '.join(drivers_for(self.size))}")
+        if self.interface not in INTERFACES:
+            raise ValueError(f"display interface {self.interface!r}: allowed {', '.join(INTERFACES)}")
         if self.rotate not in (0, 2):
             raise ValueError(f"display rotate {self.rotate!r}: allowed 0 or 2 (180 degrees)")
         if not 0x03 <= self.address <= 0x77:
             raise ValueError(f"display address {self.address:#x}: allowed 0x03..0x77 (usually 0x3c or 0x3d)")
 
+    @property
+    def dimensions(self) -> tuple[int, int]:
+        """(width, height) in pixels."""
+        return SIZES[self.size]
+
     @classmethod
     def from_mapping(cls, values: Mapping[str, Any]) -> "DisplaySettings":
         """From the config's [display] section: address may be a string such as "0x3c", rotate
-        may be 180; a driver that is not an OLED ("terminal", "dummy") keeps the default."""
+        may be 180; a driver that is not an OLED ("terminal", "dummy") keeps the default
+        (the one that drives the size, for a larger panel)."""
         kwargs = {k: v for k, v in values.items() if k in cls.__dataclass_fields__}
         if kwargs.get("driver") not in DRIVERS:
             kwargs.pop("driver", None)
+            size = kwargs.get("size", "128x64")
+            if size in SIZES and size not in DRIVERS[cls.driver]:
+                kwargs["driver"] = drivers_for(size)[0]
         if isinstance(kwargs.get("address"), str):
             kwargs["address"] = int(kwargs["address"], 0)
         if kwargs.get("rotate") == 180:
@@ -76,26 +120,31 @@ class DisplaySettings:
         return cls(**kwargs)
 
 
-def _check_frame(image: Image.Image) -> Image.Image:
-    if image.size != (WIDTH, HEIGHT):
-        raise ValueError(f"a frame must be {WIDTH}x{HEIGHT}, got {image.size[0]}x{image.size[1]}")
+def _check_frame(image: Image.Image, size: tuple[int, int] = (WIDTH, HEIGHT)) -> Image.Image:
+    if image.size != size:
+        raise ValueError(f"a frame must be {size[0]}x{size[1]}, got {image.size[0]}x{image.size[1]}")
     return image if image.mode == "1" else image.convert("1")
 
 
 class LumaDisplay:
-    """An SSD1306 or SH1106 128x64 OLED on I2C through luma.oled.
+    """An OLED panel through luma.oled: any driver of DRIVERS, on I2C or SPI.
 
-    bus: an smbus2-like object instead of opening /dev/i2c-N (tests pass `FakeI2CBus`).
-    An I2C failure (OSError, or luma's DeviceNotFoundError for EIO/EREMOTEIO) drops the
-    device; the frame is retried on a freshly initialised panel up to `retries` times, then
-    the display is marked not ok and further attempts wait a growing delay (up to
+    bus: an smbus2-like object instead of opening /dev/i2c-N (tests pass `FakeI2CBus`);
+    spi, gpio: a spidev-like object and an RPi.GPIO-like one for an SPI panel (tests pass
+    fakes). A bus failure (OSError, or luma's DeviceNotFoundError for EIO/EREMOTEIO) drops
+    the device; the frame is retried on a freshly initialised panel up to `retries` times,
+    then the display is marked not ok and further attempts wait a growing delay (up to
     `max_backoff_s`) so a missing panel does not stall the main loop.
     """
 
-    def __init__(self, settings: DisplaySettings = DisplaySettings(), *, bus: Any = None, retries: int = 2,
-                 max_backoff_s: float = 10.0, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(self, settings: DisplaySettings = DisplaySettings(), *, bus: Any = None, spi: Any = None,
+                 gpio: Any = None, retries: int = 2, max_backoff_s: float = 10.0,
+                 clock: Callable[[], float] = time.monotonic) -> None:
         self.settings = settings
-        self.description = f"{settings.driver} on i2c-{settings.bus} at {settings.address:#04x}"
+        self.panel_size = settings.dimensions
+        where = f"i2c-{settings.bus} at {settings.address:#04x}" if settings.interface == "i2c" else "spi0.0"
+        self.description = f"{settings.driver} {settings.size} on {where}"
+        self._spi, self._gpio = spi, gpio
         self.retries = retries
         self.max_backoff_s = max_backoff_s
         self.clock = clock
@@ -112,12 +161,18 @@ class LumaDisplay:
         self._attempt(lambda device: None)
 
     def _connect(self) -> Any:
-        from luma.core.interface.serial import i2c  # noqa: PLC0415
-        from luma.oled.device import sh1106, ssd1306  # noqa: PLC0415
+        from luma.core.interface.serial import i2c, spi  # noqa: PLC0415
+        import luma.oled.device  # noqa: PLC0415
 
         s = self.settings
-        serial = i2c(bus=self._bus, address=s.address) if self._bus is not None else i2c(port=s.bus, address=s.address)
-        device = {"ssd1306": ssd1306, "sh1106": sh1106}[s.driver](serial, width=WIDTH, height=HEIGHT, rotate=s.rotate)
+        if s.interface == "spi":
+            serial = spi(spi=self._spi, gpio=self._gpio, port=0, device=0)
+        elif self._bus is not None:
+            serial = i2c(bus=self._bus, address=s.address)
+        else:
+            serial = i2c(port=s.bus, address=s.address)
+        width, height = self.panel_size
+        device = getattr(luma.oled.device, s.driver)(serial, width=width, height=height, rotate=s.rotate)
         # Keep the last frame on the panel when the process ends (the "stopped" screen).
         device.persist = True
         if self._contrast is not None:
@@ -125,7 +180,7 @@ class LumaDisplay:
         if not self._power:
             device.hide()
         if self._last is not None:
-            device.display(self._last)
+            device.display(self._last.convert(device.mode))
         return device
 
     def _attempt(self, action: Callable[[Any], None]) -> bool:
@@ -167,9 +222,9 @@ class LumaDisplay:
                 pass
 
     def show(self, image: Image.Image) -> None:
-        frame = _check_frame(image)
+        frame = _check_frame(image, self.panel_size)
         self._last = frame
-        self._attempt(lambda device: device.display(frame))
+        self._attempt(lambda device: device.display(frame.convert(device.mode)))
 
     def set_contrast(self, level: int) -> None:
         self._contrast = max(0, min(255, int(level)))
@@ -219,10 +274,11 @@ class FakeI2CBus:
 class DummyDisplay:
     """luma.core's dummy device: keeps the last frame as a PIL image (`last_image`) for tests."""
 
-    def __init__(self, rotate: int = 0) -> None:
+    def __init__(self, rotate: int = 0, size: tuple[int, int] = (WIDTH, HEIGHT)) -> None:
         from luma.core.device import dummy  # noqa: PLC0415
 
-        self.device = dummy(width=WIDTH, height=HEIGHT, rotate=rotate, mode="1")
+        self.panel_size = size
+        self.device = dummy(width=size[0], height=size[1], rotate=rotate, mode="1")
         self.description = "dummy display"
         self.ok = True
         self.contrast = 255
@@ -234,7 +290,7 @@ class DummyDisplay:
         return self.device.image
 
     def show(self, image: Image.Image) -> None:
-        self.device.display(_check_frame(image))
+        self.device.display(_check_frame(image, self.panel_size))
         self.frames += 1
 
     def set_contrast(self, level: int) -> None:
@@ -262,16 +318,26 @@ _QUADRANT = {
 # Braille dots: bit of each pixel of a 2x4 cell, (column, row) -> bit (U+2800 + bits).
 _BRAILLE = {(0, 0): 0x01, (0, 1): 0x02, (0, 2): 0x04, (1, 0): 0x08, (1, 1): 0x10, (1, 2): 0x20,
             (0, 3): 0x40, (1, 3): 0x80}
+# Pixels a character takes each way of drawing a frame: (columns, rows).
+TEXT_CELLS = {"half": (1, 2), "quadrant": (2, 2), "braille": (2, 4)}
+
+
+def text_size(style: str, size: tuple[int, int] = (WIDTH, HEIGHT)) -> tuple[int, int]:
+    """Characters x rows a frame of `size` takes drawn in `style`, border included."""
+    cell_w, cell_h = TEXT_CELLS[style]
+    return -(-size[0] // cell_w) + 2, -(-size[1] // cell_h) + 2
+
+
 # Characters x rows each way of drawing a 128x64 frame, border included.
-TEXT_SIZES = {"half": (WIDTH + 2, HEIGHT // 2 + 2), "quadrant": (WIDTH // 2 + 2, HEIGHT // 2 + 2),
-              "braille": (WIDTH // 2 + 2, HEIGHT // 4 + 2)}
+TEXT_SIZES = {style: text_size(style) for style in TEXT_CELLS}
 
 
 def frame_to_text(image: Image.Image, *, quadrant: bool = False, border: bool = True, braille: bool = False) -> str:
     """The frame as Unicode blocks: each character is 1x2 pixels (128 columns x 32 rows), or
     2x2 pixels with `quadrant` (64 x 32) for terminals narrower than 130 columns, or 2x4
-    pixels with `braille` (64 x 16 braille dots, for an 80x24 terminal)."""
-    frame = _check_frame(image)
+    pixels with `braille` (64 x 16 braille dots, for an 80x24 terminal); a larger panel's
+    frame takes as many more."""
+    frame = image if image.mode == "1" else image.convert("1")
     width, height = frame.size
     lit = frame.load()
 
@@ -294,11 +360,11 @@ def frame_to_text(image: Image.Image, *, quadrant: bool = False, border: bool = 
     return "\n".join(["┌" + "─" * columns + "┐", *("│" + row + "│" for row in rows), "└" + "─" * columns + "┘"])
 
 
-def text_style(columns: int, rows: int) -> str | None:
-    """The largest way of drawing a frame that fits a terminal of this size ("half", "quadrant",
-    "braille"), or None when not even braille fits."""
+def text_style(columns: int, rows: int, size: tuple[int, int] = (WIDTH, HEIGHT)) -> str | None:
+    """The largest way of drawing a frame of `size` that fits a terminal of this size ("half",
+    "quadrant", "braille"), or None when not even braille fits."""
     for style in ("half", "quadrant", "braille"):
-        width, height = TEXT_SIZES[style]
+        width, height = text_size(style, size)
         if columns >= width and rows > height:  # and a line for the cursor below it
             return style
     return None
@@ -316,7 +382,9 @@ class TerminalDisplay:
     """
 
     def __init__(self, stream: TextIO | None = None, *, in_place: bool | None = None,
-                 quadrant: bool | None = None, style: str | None = None) -> None:
+                 quadrant: bool | None = None, style: str | None = None,
+                 size: tuple[int, int] = (WIDTH, HEIGHT)) -> None:
+        self.panel_size = size
         self.stream = stream if stream is not None else sys.stdout
         is_tty = hasattr(self.stream, "isatty") and self.stream.isatty()
         self.in_place = is_tty if in_place is None else in_place
@@ -324,14 +392,14 @@ class TerminalDisplay:
             style = "quadrant" if quadrant else "half"
         if style is None:
             size = shutil.get_terminal_size((132, 40))
-            style = text_style(size.columns, size.lines)
+            style = text_style(size.columns, size.lines, self.panel_size)
             if style is None:
-                width, height = TEXT_SIZES["braille"]
+                width, height = text_size("braille", self.panel_size)
                 print(f"The terminal ({size.columns}x{size.lines}) is too small to draw the display: it needs "
                       f"{width}x{height + 1}; the screens are drawn anyway.", file=self.stream)
                 style = "braille"
-        if style not in TEXT_SIZES:
-            raise ValueError(f"terminal display style {style!r}: allowed {', '.join(TEXT_SIZES)}")
+        if style not in TEXT_CELLS:
+            raise ValueError(f"terminal display style {style!r}: allowed {', '.join(TEXT_CELLS)}")
         self.style = style
         self.quadrant = style == "quadrant"
         self.description = "terminal display"
@@ -344,7 +412,7 @@ class TerminalDisplay:
         self._lines = 0
 
     def show(self, image: Image.Image) -> None:
-        self._image = _check_frame(image).copy()
+        self._image = _check_frame(image, self.panel_size).copy()
         self._draw()
 
     def set_contrast(self, level: int) -> None:
@@ -358,7 +426,7 @@ class TerminalDisplay:
     def _draw(self) -> None:
         if self._image is None:
             return
-        image = self._image if self.powered else Image.new("1", (WIDTH, HEIGHT))
+        image = self._image if self.powered else Image.new("1", self.panel_size)
         text = frame_to_text(image, quadrant=self.style == "quadrant", braille=self.style == "braille")
         if self.powered and self.contrast < 128:
             text = "\x1b[2m" + text + "\x1b[0m"
@@ -382,8 +450,11 @@ class NullDisplay:
     description = "no display"
     ok = True
 
+    def __init__(self, size: tuple[int, int] = (WIDTH, HEIGHT)) -> None:
+        self.panel_size = size
+
     def show(self, image: Image.Image) -> None:
-        _check_frame(image)
+        _check_frame(image, self.panel_size)
 
     def set_contrast(self, level: int) -> None:
         pass
@@ -395,8 +466,9 @@ class NullDisplay:
         pass
 
 
-DISPLAY_SPEC_HELP = ('display spec: "oled" (driver, bus, address, rotate from the config), '
-                     '"ssd1306[:BUS[:ADDRESS]]", "sh1106[:BUS[:ADDRESS]]", "terminal", "dummy", "none"')
+DISPLAY_SPEC_HELP = ('display spec: "oled" (driver, size, bus, address, rotate from the config), '
+                     '"DRIVER[:BUS[:ADDRESS]]" with a luma.oled driver (' + ", ".join(DRIVERS) + '), '
+                     '"terminal", "dummy", "none"')
 
 
 def parse_display_spec(spec: str, settings: DisplaySettings = DisplaySettings()) -> tuple[str, DisplaySettings]:
@@ -412,7 +484,8 @@ def parse_display_spec(spec: str, settings: DisplaySettings = DisplaySettings())
             address = int(rest[1], 0) if len(rest) > 1 else settings.address
         except ValueError:
             raise ValueError(f"{spec!r}: bus and address must be numbers; {DISPLAY_SPEC_HELP}") from None
-        return "oled", DisplaySettings(kind, bus, address, settings.rotate)
+        size = settings.size if settings.size in DRIVERS[kind] else DRIVERS[kind][0]
+        return "oled", DisplaySettings(kind, bus, address, settings.rotate, size, settings.interface)
     raise ValueError(f"{spec!r} is not a display; {DISPLAY_SPEC_HELP}")
 
 
@@ -420,7 +493,8 @@ def open_display(spec: str | None, settings: DisplaySettings | Mapping[str, Any]
                  **options: Any) -> Display:
     """The display a spec names, ready to show. Raises ValueError for a bad spec or settings.
 
-    spec None: the config section's `driver` ("ssd1306", "sh1106", "terminal", "dummy").
+    spec None: the config section's `driver` (a luma.oled driver, "terminal", "dummy").
+    The terminal, the dummy and no display take the config's `size` too.
 
     An OLED that does not answer yet is not an error here: it is reported, marked not ok
     and retried on each frame.
@@ -435,7 +509,7 @@ def open_display(spec: str | None, settings: DisplaySettings | Mapping[str, Any]
     if kind == "oled":
         return LumaDisplay(settings, **options)
     if kind == "terminal":
-        return TerminalDisplay(**options)
+        return TerminalDisplay(size=settings.dimensions, **options)
     if kind == "dummy":
-        return DummyDisplay(rotate=settings.rotate)
-    return NullDisplay()
+        return DummyDisplay(rotate=settings.rotate, size=settings.dimensions)
+    return NullDisplay(settings.dimensions)

@@ -3,8 +3,8 @@ lie (the synthetic session's truth) and presses the buttons as a careful person 
 
 It answers the device's questions truthfully (an unsure die, a die that may have been
 thrown or held, a die turned over), corrects a die the reader got wrong through the turn
-menu, picks the box the game script says (a box the dice do not score is crossed out), and
-closes the final table. A game script step may also ask for what players do by mistake:
+menu, picks the box the game script says (a box the dice do not score is crossed out),
+confirms a winning throw, and closes the final table. A game script step may also ask for what players do by mistake:
 
     {"throw": [...], "score": "threes", "undo": true}   score, undo that score, score again
     {"throw": [...], "fumble": 2}                       correct die 3 (left to right) to a
@@ -167,6 +167,13 @@ class TruthPlayer:
             return ("ok", "short") if wanted == mode.option.category else ("prev", "short")
         if isinstance(mode, play.TurnMode):
             return self._turn(app, mode, t)
+        if isinstance(mode, play.WinConfirm):
+            # The winning throw: confirmed when the dice are what lies there; a misread die
+            # is corrected first, through the turn menu.
+            if self._misread(app, t) is not None:
+                self._fixing = True
+                return "ok", "long"
+            return "ok", "short"
         if isinstance(mode, play.GameOver):
             self._closed_games += 1
             return "ok", "short"

@@ -11,7 +11,7 @@ tray as someone at the bar would:
 - on its own turns it plays the simple policy of advisor.opponent (keep the face it has
   most of, stand on a made hand, fill the best box), picking the box with the buttons;
 - on the device's turns it throws the device's dice, sets aside the dice the screen names
-  ("Set 6 6 6 aside, throw") and throws the others, and presses OK when the screen shows
+  ("Keep 6 6 6, throw") and throws the others, and presses OK when the screen shows
   the box the device fills ("OK: Cubilete scores");
 - it answers the device's questions (an unsure die, a die that may have been thrown) from
   what the tray really shows, corrects a die the reader got wrong, and closes the final table.
@@ -46,7 +46,7 @@ from vision.tracker import ThrowTracker
 log = logging.getLogger("lab.demo_practice")
 
 DEVICE_ITEM = f"{practice.DEVICE_NAME} plays"  # the new-game menu's item, in English
-KEEP = re.compile(r"^Set ([1-6](?: [1-6])*) aside, throw$")
+KEEP = re.compile(r"^Keep ([1-6](?: [1-6])*), throw$")
 SETTLED_POLLS = 40  # polls with the dice still and nothing recorded: the throw was refused
 MAX_POLLS = 60000  # a game that has not ended by then is stuck: stop and say so
 

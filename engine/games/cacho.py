@@ -56,7 +56,8 @@ def rules(options: dict) -> Rules:
             Category("grande_2", "Second grande", "Segunda grande", GRANDE, FixedPoints(50), opens_after="grande_1"),
         ),
         instant_wins=(
-            ThrowWin("dormida", "Dormida (five of a face in one throw)", "Dormida", GRANDE),
+            ThrowWin("dormida", "Dormida (five of a face in one throw)", "Dormida", GRANDE,
+                     boxes=("grande_1", "grande_2")),
             SheetWin("panza_de_oro", "Panza de oro", "Panza de oro", panza_de_oro),
             SheetWin("four_of_every_face", "Four of every face and a grande", "Cuatro de cada número y grande",
                      four_of_every_face),

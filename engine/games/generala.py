@@ -32,7 +32,7 @@ def reglamento(options: dict) -> Rules:
         ),
         # Generala servida wins even when the number or the generala box is already filled.
         instant_wins=(ThrowWin("generala_servida", "Generala on the first throw", "Generala servida",
-                               FIVE_OF_A_KIND),),
+                               FIVE_OF_A_KIND, boxes=("generala",)),),
         held_dice_locked=options[HELD_DICE_LOCKED],
     )
 
@@ -79,7 +79,7 @@ def classic(options: dict) -> Rules:
         served="first_throw",
         categories=categories,
         instant_wins=(ThrowWin("generala_servida", "Generala on the first throw", "Generala servida",
-                               FIVE_OF_A_KIND, unless=cancels_generala_servida),),
+                               FIVE_OF_A_KIND, unless=cancels_generala_servida, boxes=("generala",)),),
         held_dice_locked=options[HELD_DICE_LOCKED],
     )
 

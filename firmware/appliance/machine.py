@@ -190,6 +190,9 @@ class Appliance:
             return menus.MainMenu()
         if session.pending_confirmation:
             return corrections.ConfirmDice()
+        win = session.state.instant_win
+        if win is not None and win.open:
+            return play.WinConfirm()  # the winning throw, shown and confirmed like any score
         if session.state.finished:
             return play.GameOver()
         if self.device_move() is not None:

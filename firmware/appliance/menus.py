@@ -1,6 +1,6 @@
-"""The menus: the main menu, setting up a new game (game, players, the device's own seat,
-house rules, stake, order), the settings, and two read-only screens (about, the last
-game's table). While the dice fairness test rejects fair dice the main menu says so.
+"""The menus: the main menu, setting up a new game (game, players, their names, the device's
+own seat, house rules, stake, order), the settings, and two read-only screens (about, the
+last game's table). While the dice fairness test rejects fair dice the main menu says so.
 
 Three buttons drive every list: prev / next move, OK picks an item or starts changing its
 value (then prev / next change it and OK is done), a long OK goes back.
@@ -23,11 +23,11 @@ from firmware.appliance.practice import DEVICE_NAME, offered
 from firmware.appliance.rolloff import RollOff
 from firmware.appliance.session import GameSession
 from firmware.appliance.views import brightness_label, final_rows, next_brightness, number_label, stake_label
-from firmware.ui.catalogue import option_label, say, value_label
+from firmware.ui.catalogue import game_name, option_label, say, value_label
 from firmware.fairness_report import FairnessReport, fairness_report, today
 from firmware.ui.qr import qr_modules
 from firmware.ui.screens import (ConfirmScreen, GameOverScreen, Label, MenuItem, MenuScreen, MessageScreen, Names,
-                                 QrScreen, Screen)
+                                 NameScreen, QrScreen, Screen)
 
 GAME_IDS = tuple(engine.GAMES)
 STAKES = (Decimal(0), Decimal("0.01"), Decimal("0.05"), Decimal("0.1"), Decimal("0.25"), Decimal("0.5"),
@@ -132,18 +132,26 @@ class MainMenu(ListMenu):
 
 
 def default_names(app: Appliance, count: int, reserved: tuple[str, ...] = ()) -> list[str]:
-    """The config's names, then J1.. (Spanish) or P1.. (English) for the rest; never one of
-    `reserved` (the device's own seat)."""
+    """Each player's name: the one entered on the device (kept in the prefs), else the
+    config's, else J<n> (Spanish) or P<n> (English) for player n; never two the same, and
+    never one of `reserved` (the device's own seat)."""
     prefix = "J" if app.lang == "es" else "P"
-    taken = {name.casefold() for name in reserved}
-    names = [name for name in app.defaults.names if name.casefold() not in taken][:count]
-    n = 1
-    while len(names) < count:
-        candidate = f"{prefix}{n}"
-        if candidate.casefold() not in {name.casefold() for name in names} | taken:
-            names.append(candidate)
-        n += 1
-    return names[:count]
+    reserved_keys = {name.casefold() for name in reserved}
+    # A reserved name in the prefs or the config is the device's: the people's names move up past it.
+    sources = [[n for n in source if n.casefold() not in reserved_keys]
+               for source in (app.prefs.names, app.defaults.names)]
+    names: list[str] = []
+    for position in range(count):
+        taken = {name.casefold() for name in names} | reserved_keys
+        given = [source[position] for source in sources if position < len(source)]
+        name = next((n for n in given if n.casefold() not in taken), None)
+        n = position + 1
+        while name is None:
+            candidate = f"{prefix}{n}"
+            name = candidate if candidate.casefold() not in taken else None
+            n += 1
+        names.append(name)
+    return names
 
 
 @dataclass
@@ -155,6 +163,7 @@ class NewGameMenu(ListMenu):
     order: str = "roll-off"
     partnerships: bool = False
     device: bool = False  # the device takes one of the seats (the practice opponent)
+    names: list[str] = field(default_factory=list)  # entered here; default_names for the rest
 
     @classmethod
     def from_defaults(cls, app: Appliance) -> "NewGameMenu":
@@ -179,8 +188,9 @@ class NewGameMenu(ListMenu):
 
     def items(self, app: Appliance) -> list[Item]:
         items = [
-            Item(say("game"), Names.of(self.definition), change=self._change_game),
+            Item(say("game"), game_name(self.game), change=self._change_game),
             Item(say("players"), str(self.players), change=self._change_players),
+            Item(say("names"), action=lambda a: NamesMenu(menu=self)),
         ]
         if offered(self.definition, app.defaults):
             items.append(Item(say("device_seat", name=DEVICE_NAME), value_label(self.device), change=self._toggle_device))
@@ -198,6 +208,23 @@ class NewGameMenu(ListMenu):
 
     def back_to(self, app: Appliance) -> Mode | None:
         return MainMenu()
+
+    def player_names(self, app: Appliance) -> list[str]:
+        """The players' names in seat order: the people's (`people_names`), then the
+        device's own seat when it plays."""
+        return self.people_names(app) + ([DEVICE_NAME] if self.plays_device(app) else [])
+
+    def people_names(self, app: Appliance) -> list[str]:
+        """The names of the seats people play: those entered here, then the defaults;
+        never the device's name while it plays."""
+        reserved = (DEVICE_NAME,) if self.plays_device(app) else ()
+        humans = self.players - len(reserved)
+        names = default_names(app, humans, reserved)
+        for position, name in enumerate(self.names[:humans]):
+            others = {n.casefold() for i, n in enumerate(names) if i != position} | {r.casefold() for r in reserved}
+            if name.casefold() not in others:
+                names[position] = name
+        return names
 
     def _change_game(self, app: Appliance, delta: int) -> None:
         self.game = _cycle(GAME_IDS, self.game, delta)
@@ -228,10 +255,7 @@ class NewGameMenu(ListMenu):
         return self.begin(app)
 
     def begin(self, app: Appliance) -> Mode | None:
-        if self.plays_device(app):
-            names = default_names(app, self.players - 1, reserved=(DEVICE_NAME,)) + [DEVICE_NAME]
-        else:
-            names = default_names(app, self.players)
+        names = self.player_names(app)
         if self.order == "roll-off" and self.players > 1:
             return RollOff(menu=self, names=tuple(names), queue=list(range(len(names))))
         sides = engine.partnerships_from_order(range(4)) if self.partnerships and self.offers_partnerships else None
@@ -276,7 +300,7 @@ class OptionsMenu(ListMenu):
 
     def title(self, app: Appliance) -> Label:
         assert self.menu is not None
-        return Names.of(self.menu.definition)
+        return game_name(self.menu.game)
 
     def items(self, app: Appliance) -> list[Item]:
         assert self.menu is not None
@@ -293,6 +317,111 @@ class OptionsMenu(ListMenu):
 
     def back_to(self, app: Appliance) -> Mode | None:
         return self.menu
+
+
+# -- the players' names ------------------------------------------------------------------------------
+
+
+@dataclass
+class NamesMenu(ListMenu):
+    """The players in menu order with their names; OK on one enters a new name. The
+    device's seat, when it plays, is listed with its name but has none to enter."""
+
+    menu: NewGameMenu | None = None
+
+    def title(self, app: Appliance) -> Label:
+        return say("names")
+
+    def items(self, app: Appliance) -> list[Item]:
+        assert self.menu is not None
+        menu = self.menu
+        people = menu.people_names(app)
+        items = [Item(say("player_n", n=position + 1), name,
+                      action=lambda a, position=position: NameEntry.of(a, menu, position))
+                 for position, name in enumerate(people)]
+        if menu.plays_device(app):
+            items.append(Item(say("player_n", n=len(people) + 1), DEVICE_NAME))
+        items.append(Item(say("back"), action=lambda a: menu))
+        return items
+
+    def back_to(self, app: Appliance) -> Mode | None:
+        return self.menu
+
+
+NAME_MAX = 8  # as the config's names: it fits every screen (tests/firmware/test_ui_fit.py)
+DONE, DELETE = "✓", "«"
+UPPER = tuple("ABCDEFGHIJKLMNÑOPQRSTUVWXYZÁÉÍÓÚ")
+LOWER = tuple("abcdefghijklmnñopqrstuvwxyzáéíóúü")
+OTHER = tuple("0123456789") + (" ",)
+
+
+@dataclass
+class NameEntry(Mode):
+    """A name with three buttons: prev / next run through the letters (capitals for the
+    first, small letters after) and two marks, "✓" (done) and "«" (delete the last letter);
+    OK takes the one shown. A long OK, or the eighth letter, finishes. The name goes into
+    the new game (its game_started event keeps it) and into the prefs, for the next game."""
+
+    menu: NewGameMenu
+    position: int
+    name: str = ""
+    selected: int = 0
+
+    @classmethod
+    def of(cls, app: Appliance, menu: NewGameMenu, position: int) -> "NameEntry":
+        entry = cls(menu, position)
+        entry.selected = entry.choices().index("A")
+        return entry
+
+    def choices(self) -> tuple[str, ...]:
+        return (DONE, DELETE) + (LOWER if self.name else UPPER) + OTHER
+
+    def view(self, app: Appliance) -> Screen:
+        choices = self.choices()
+        return NameScreen(say("name_of", n=self.position + 1), self.name, choices,
+                          min(self.selected, len(choices) - 1), app.flash_label or say("name_hint"))
+
+    def on_press(self, app: Appliance, press: Press) -> Mode | None:
+        choices = self.choices()
+        if step(press):
+            self.selected = (self.selected + step(press)) % len(choices)
+            return None
+        if is_back(press):
+            return self._finish(app)
+        if not is_ok(press):
+            return None
+        choice = choices[min(self.selected, len(choices) - 1)]
+        if choice == DONE:
+            return self._finish(app)
+        if choice == DELETE:
+            was_first = len(self.name) == 1
+            self.name = self.name[:-1]
+            if was_first:  # back to the capitals, from A
+                self.selected = self.choices().index(UPPER[0])
+            return None
+        if not self.name and choice == " ":
+            return None  # a name does not start with a space
+        first = not self.name
+        self.name += choice
+        if len(self.name) >= NAME_MAX:
+            return self._finish(app)
+        if first:
+            self.selected = self.choices().index(choice.lower() if choice.lower() in LOWER else LOWER[0])
+        return None
+
+    def _finish(self, app: Appliance) -> Mode | None:
+        name = self.name.strip()
+        if not name:
+            return NamesMenu(menu=self.menu, selected=self.position)  # nothing entered: unchanged
+        names = self.menu.people_names(app)
+        seats = self.menu.player_names(app)  # the device's seat, when it plays, is taken
+        if any(n.casefold() == name.casefold() for i, n in enumerate(seats) if i != self.position):
+            app.flash(say("name_taken", name=name))
+            return None
+        names[self.position] = name
+        self.menu.names = names
+        app.set_prefs(replace(app.prefs, names=tuple(names)))
+        return NamesMenu(menu=self.menu, selected=self.position)
 
 
 # -- settings -------------------------------------------------------------------------------------------
@@ -438,7 +567,8 @@ class LastGame(Mode):
             return back
         stake = state.finished and state.stake is not None and state.stake > 0
         rows = final_rows(state, stake)
-        return cls(back, GameOverScreen(game=Names.of(state.game), rows=rows, money=app.defaults.money))
+        return cls(back, GameOverScreen(game=game_name(state.game.id, Names.of(state.game)), rows=rows,
+                                        money=app.defaults.money))
 
     def view(self, app: Appliance) -> Screen:
         assert self.screen is not None

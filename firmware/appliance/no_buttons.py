@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import engine
 from firmware.appliance.inputs import Press, ThrowSeen
 from firmware.appliance.mode import Appliance, Mode
-from firmware.ui.catalogue import say
+from firmware.ui.catalogue import game_name, say, short
 from firmware.ui.screens import DieIcon, Label, Names, OptionRow, Screen, TurnScreen
 
 
@@ -42,7 +42,8 @@ class ScoreWithoutButtons(Mode):
 
     def view(self, app: Appliance) -> Screen:
         game, rules = self._rules(app)
-        title = Names.of(game).es if app.lang == "es" else Names.of(game).en
+        name = game_name(game.id, Names.of(game))
+        title = name.es if app.lang == "es" else name.en
         hint = app.flash_label or wiring_hint(self.pins)
         if self.last is None:
             return TurnScreen(player=title, throw=0, throws=rules.throws, selected=None, message=hint)
@@ -52,7 +53,7 @@ class ScoreWithoutButtons(Mode):
             return TurnScreen(player=title, throw=1, throws=rules.throws, dice=icons, selected=None,
                               message=say("dice_seen", seen=len(dice), expected=rules.dice))
         scored = engine.score_roll(rules, dice)
-        options = tuple(OptionRow(Names.of(rules.category(category)), points)
+        options = tuple(OptionRow(short(Names.of(rules.category(category))), points)
                         for category, points in sorted(scored.points, key=lambda item: -item[1]))
         return TurnScreen(player=title, throw=1, throws=rules.throws, dice=icons, options=options,
                           selected=None, message=hint)

@@ -1,6 +1,6 @@
-"""The game on screen: the turn, picking and confirming a box, the turn menu (corrections,
-undo, the score table, leaving), and the final table. Throws seen by the camera come in
-through `take_throw`.
+"""The game on screen: the turn, picking and confirming a box, the winning throw, the turn
+menu (corrections, undo, the score table, leaving), and the final table. Throws seen by the
+camera come in through `take_throw`.
 """
 
 from __future__ import annotations
@@ -9,16 +9,16 @@ import logging
 from dataclasses import dataclass
 
 import engine
-from engine import score_options, turn_actions
+from engine import ScoreOption, score_options, turn_actions, win_option
 from firmware.appliance import by_hand, corrections, hint, menus
 from firmware.appliance.inputs import Press, ThrowSeen
 from firmware.appliance.mode import Appliance, Mode, is_back, is_ok, step
 from firmware.appliance.session import GameSession
 from firmware.appliance.throws import Answers, Ask, Ignore, Record, Refuse, TurnOver, plan_throw
-from firmware.appliance.views import dice_icons, final_rows, last_fill, option_row
-from firmware.ui.catalogue import rule_message, say
+from firmware.appliance.views import box_name, dice_icons, final_rows, last_fill, option_row, total_after
+from firmware.ui.catalogue import game_name, note, rule_message, say, short
 from firmware.ui.screens import (
-    ConfirmScreen, GameOverScreen, Label, MenuItem, MenuScreen, Names, Screen, T,
+    ConfirmScreen, GameOverScreen, Label, MenuItem, MenuScreen, Names, Screen, ScoreScreen, T,
     TurnScreen,
 )
 
@@ -41,7 +41,8 @@ class TurnMode(Mode):
         assert session is not None
         state = session.state
         actions = turn_actions(state)
-        options = tuple(option_row(o) for o in score_options(state))
+        won = win_option(state)
+        options = tuple(option_row(o) for o in ([won] if won is not None else score_options(state)))
         self.selected = min(self.selected, max(0, len(options) - 1))
         return TurnScreen(
             player=session.player_name,
@@ -56,6 +57,9 @@ class TurnMode(Mode):
 
     @staticmethod
     def _hint(app: Appliance, actions: engine.TurnActions) -> Label:
+        session = app.session
+        if session is not None and session.state.instant_win is not None and session.state.instant_win.open:
+            return say("win_in_turn")
         if app.manual_camera:
             if actions.throw_number == 0:
                 return say("hand_first")
@@ -76,6 +80,9 @@ class TurnMode(Mode):
         assert session is not None
         if is_back(press):
             return TurnMenu(back=self)
+        win = session.state.instant_win
+        if win is not None and win.open:
+            return WinConfirm() if is_ok(press) else None
         options = score_options(session.state)
         if step(press) and options:
             self.selected = (self.selected + step(press)) % len(options)
@@ -102,19 +109,33 @@ class TurnMode(Mode):
 
 @dataclass
 class PickConfirm(Mode):
-    """"Score full house, 30 points?": a short OK records it, prev / next go back."""
+    """"Score full house?": the dice, the points and the total it makes in big digits; a
+    short OK records it, prev / next go back to the turn."""
 
     option: ScoreOption
     back: Mode
     in_game = True
 
+    def _event(self, app: Appliance) -> dict:
+        assert app.session is not None
+        player = app.session.state.current_player
+        if self.option.points == 0:
+            return engine.events.category_scratched(player, self.option.category)
+        return engine.events.category_scored(player, self.option.category, self.option.points)
+
     def view(self, app: Appliance) -> Screen:
-        name = Names(es=self.option.name_es, en=self.option.name_en)
+        session = app.session
+        assert session is not None
+        name = box_name(self.option)
         scratch = self.option.points == 0
         title = say("scratch_q", category=name) if scratch else say("score_q", category=name)
-        points = say("scratch_line") if scratch else say("points_line", points=self.option.points)
-        lines: tuple[Label, ...] = (points, app.flash_label or say("ok_confirms"))
-        return ConfirmScreen(title, lines, hold_to_confirm=False)
+        reason = next((r for r in self.option.reasons if r != "scratch"), None)
+        shown: Label | None = say("scratch_note") if scratch else None
+        if reason is not None:
+            shown = Names(es=note(reason, "es"), en=note(reason, "en"))
+        total = None if session.state.rules.match is not None else total_after(session.state, self._event(app))
+        return ScoreScreen(title, dice_icons(session), self.option.points, total,
+                           app.flash_label or say("ok_confirms"), shown)
 
     def on_press(self, app: Appliance, press: Press) -> Mode | None:
         if step(press) or is_back(press):
@@ -123,19 +144,56 @@ class PickConfirm(Mode):
             return None
         session = app.session
         assert session is not None
-        player = session.state.current_player
-        name = Names(es=self.option.name_es, en=self.option.name_en)
+        name = box_name(self.option)
         who = session.player_name
-        if self.option.points == 0:
-            event = engine.events.category_scratched(player, self.option.category)
-        else:
-            event = engine.events.category_scored(player, self.option.category, self.option.points)
-        if not app.record(event):
+        if not app.record(self._event(app)):
             return self.back
         if self.option.points == 0:
             app.flash(say("scratched", player=who, category=name))
         else:
             app.flash(say("scored", player=who, category=name, points=self.option.points))
+        return app.game_mode()
+
+
+@dataclass
+class WinConfirm(Mode):
+    """The winning throw (a generala servida, a dormida): the dice and the win, the box it is
+    written in with its points. A short OK writes it (category_scored of that box, so the
+    sheet shows it) and the final table follows; prev / next go back to the turn, where the
+    turn menu can still correct a die or take the throw back. A win with no box to write in
+    (General's big general) only needs the OK."""
+
+    in_game = True
+
+    def view(self, app: Appliance) -> Screen:
+        session = app.session
+        assert session is not None and session.state.instant_win is not None
+        state, win = session.state, session.state.instant_win
+        option = win_option(state)
+        name = short(Names(es=win.name_es, en=win.name_en))
+        if option is None:
+            return ScoreScreen(say("win_title", win=name), dice_icons(session), None, None,
+                               app.flash_label or say("win_ends"), say("win_box", name=state.players[win.player]))
+        total = total_after(state, engine.events.category_scored(win.player, option.category, option.points))
+        return ScoreScreen(say("win_title", win=name), dice_icons(session), option.points, total,
+                           app.flash_label or say("ok_confirms"),
+                           say("win_box", name=state.players[win.player]))
+
+    def on_press(self, app: Appliance, press: Press) -> Mode | None:
+        if step(press):
+            return TurnMode()
+        if is_back(press):
+            return TurnMenu(back=TurnMode())
+        if not is_ok(press) or app.refuse_if_busy():
+            return None
+        session = app.session
+        assert session is not None and session.state.instant_win is not None
+        option = win_option(session.state)
+        if option is None:
+            return GameOver()
+        if not app.record(engine.events.category_scored(session.state.instant_win.player, option.category,
+                                                        option.points)):
+            return TurnMode()
         return app.game_mode()
 
 
@@ -329,10 +387,10 @@ class GameOver(Mode):
         stake_given = state.stake is not None and state.stake > 0
         note: Label | None = app.flash_label
         if note is None and state.instant_win is not None:
+            # The winner has the star in the table: the line says how they won.
             win = state.instant_win
-            note = say("instant_win_by", player=state.players[win.player],
-                       win=Names(es=win.name_es, en=win.name_en))
-        screen = GameOverScreen(game=Names.of(state.game), rows=final_rows(state, stake_given),
+            note = say("win_title", win=short(Names(es=win.name_es, en=win.name_en)))
+        screen = GameOverScreen(game=game_name(state.game.id, Names.of(state.game)), rows=final_rows(state, stake_given),
                                 money=app.defaults.money, note=note)
         self.page = min(self.page, screen.page_count - 1)
         return GameOverScreen(game=screen.game, rows=screen.rows, page=self.page,

@@ -26,6 +26,7 @@ class Prefs:
 
     language: str = "es"
     contrast: int = 200
+    names: tuple[str, ...] = ()  # the players' names entered on the device, in menu order
 
 
 @dataclass(frozen=True)
@@ -56,6 +57,9 @@ def load_prefs(state_dir: Path, language: str, contrast: int) -> Prefs:
         prefs.language = saved["language"]
     if isinstance(saved.get("contrast"), int) and 1 <= saved["contrast"] <= 255:
         prefs.contrast = saved["contrast"]
+    names = saved.get("names")
+    if isinstance(names, list) and all(isinstance(n, str) and 1 <= len(n.strip()) <= 8 for n in names):
+        prefs.names = tuple(n.strip() for n in names[:8])
     return prefs
 
 

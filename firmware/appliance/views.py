@@ -16,7 +16,7 @@ from firmware.appliance.session import GameSession
 from firmware.appliance.settings import BRIGHTNESS_STEPS
 from firmware.appliance.throws import left_to_right
 from firmware.localformat import MoneyStyle, format_money, format_number
-from firmware.ui.catalogue import say
+from firmware.ui.catalogue import say, short
 from firmware.ui.screens import DieIcon, FinalRow, Label, Names, OptionRow
 
 
@@ -31,9 +31,22 @@ def dice_icons(session: GameSession) -> tuple[DieIcon, ...]:
                  for i in session.display_order)
 
 
+def box_name(option: ScoreOption) -> Names:
+    """A box (or the hand it holds) by its short display name."""
+    return short(Names(es=option.name_es, en=option.name_en))
+
+
 def option_row(option: ScoreOption) -> OptionRow:
-    return OptionRow(Names(es=option.name_es, en=option.name_en),
-                     option.points if option.allowed else None, option.reasons)
+    return OptionRow(box_name(option), option.points if option.allowed else None, option.reasons)
+
+
+def total_after(state: engine.GameState, event: dict) -> int | None:
+    """The current player's total once `event` (a box filled) is recorded; None if the rules
+    would refuse it."""
+    try:
+        return engine.apply(state, event).totals[state.current_player]
+    except engine.RuleError:
+        return None
 
 
 def correction_icons(session: GameSession, values: dict[int, int] | None = None) -> tuple[DieIcon, ...]:
@@ -61,7 +74,7 @@ def last_fill(state: engine.GameState) -> tuple[str, Names, int] | None:
     for category, mark in state.sheets[player].items():
         if mark is not None and before.sheets[player][category] is None:
             definition = state.rules.category(category)
-            return state.players[player], Names.of(definition), mark.points
+            return state.players[player], short(Names.of(definition)), mark.points
     return None
 
 

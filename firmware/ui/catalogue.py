@@ -1,15 +1,17 @@
 """Every text the device shows, in Spanish and English: one catalogue, one wording per key.
 
 Templates use str.format fields; a template may be a {"one": ..., "other": ...} pair chosen
-by the `n` argument. Category and game names do not live here: they come from the engine's
-definitions (name_es / name_en) through `Names`, and a `Names` argument is filled in in the
-language being drawn.
+by the `n` argument. Category and game names come from the engine's definitions (name_es /
+name_en) through `Names`, shortened for the display here, and a `Names` argument is filled
+in in the language being drawn.
 
 Two ways to use a message: `T(key, **args)` (firmware.ui.screens) keeps the key and is looked
 up when the screen is drawn; `say(key, **args)` gives both languages at once as `Names`, which
 the appliance keeps for flashes and titles. Rule errors from the engine become short messages
 by their stable `rule` id (`rule_message`), house-rule options have their labels
 (`option_label`), and the engine's reasons on an option row their short notes (`note`).
+Games, boxes and instant wins have short display names (`game_name`, `short`): the
+engine's names are the full ones, for the export and the command line.
 
 A missing key or argument never breaks a screen: the key or the template itself is shown and
 logged.
@@ -96,15 +98,11 @@ MESSAGES: dict[str, dict[str, Template]] = {
     "undo": {"es": "Deshacer", "en": "Undo"},
     "undo_last": {"es": "Deshacer lo último", "en": "Undo the last score"},
     "undo_score": {"es": "{name}: {category} {points}", "en": "{name}: {category} {points}"},
-    "hold_ok_confirm": {"es": "Mantener OK: sí", "en": "Hold OK: yes"},
-    "ok_confirm": {"es": "OK: sí", "en": "OK: yes"},
-    "prev_next_cancel": {"es": "◀ ▶: cancelar", "en": "◀ ▶: cancel"},
     "undone": {"es": "Deshecho: {player}", "en": "Undone: {player}"},
     # game over
-    "game_over": {"es": "Fin", "en": "Game over"},
+    "game_over": {"es": "Fin", "en": "Final"},
     "winner": {"es": "Gana {name}", "en": "{name} wins"},
     "tie": {"es": "Empate", "en": "Tie"},
-    "instant_win_by": {"es": "{player}: {win}", "en": "{player}: {win}"},
     "settlement": {"es": "Cuentas", "en": "Settlement"},
     "pays": {"es": "paga", "en": "pays"},
     "gets": {"es": "cobra", "en": "gets"},
@@ -127,7 +125,6 @@ MESSAGES: dict[str, dict[str, Template]] = {
     "usb_nothing": {"es": "Nada nuevo que copiar", "en": "Nothing new to copy"},
     "config_problem": {"es": "Config: {key}", "en": "Config: {key}"},
     "config_defaults": {"es": "Se usan valores por defecto", "en": "Using the defaults"},
-    "log_moved_aside": {"es": "Registro dañado apartado", "en": "Damaged log moved aside"},
     "error": {"es": "Error", "en": "Error"},
     # menus (the appliance's)
     "main_menu": {"es": "Cubilete", "en": "Cubilete"},
@@ -147,15 +144,15 @@ MESSAGES: dict[str, dict[str, Template]] = {
     "fairness_few": {"es": "Pocos tiros: {n}/{need}", "en": "Few throws: {n}/{need}"},
     "fairness_warning": {"es": "¡Revise los dados!", "en": "Check the dice!"},
     "fairness_alert": {"es": "¿Dados cargados?", "en": "Dice may be loaded"},
-    "fairness_alert_line": {"es": "La prueba rechaza dados justos", "en": "The test rejects fair dice"},
-    "fairness_see": {"es": "Ver Ajustes > Dados justos", "en": "See Settings > Dice fairness"},
+    "fairness_alert_line": {"es": "No pasan la prueba", "en": "Fairness test failed"},
+    "fairness_see": {"es": "Ajustes > Dados justos", "en": "Settings: Dice fairness"},
     "fairness_see_short": {"es": "Ver Ajustes > Dados", "en": "See Settings > Dice"},
     "scoreboard": {"es": "Marcador", "en": "Scoreboard"},
     "scoreboard_open": {"es": "Escanee o abra:", "en": "Scan or open:"},
     "usb_copy_all": {"es": "Copiar todo al USB", "en": "Copy all to USB"},
     "usb_requested": {"es": "Copia pedida", "en": "Copy requested"},
     "usb_request_failed": {"es": "No se pudo pedir", "en": "Could not ask"},
-    "abandon_q": {"es": "¿Abandonar partida?", "en": "Abandon the game?"},
+    "abandon_q": {"es": "¿Abandonar?", "en": "Abandon the game?"},
     "abandon_line": {"es": "Los puntos quedan", "en": "Scores stay in the log"},
     "abandon": {"es": "Abandonar partida", "en": "Abandon game"},
     "main_menu_item": {"es": "Menú principal", "en": "Main menu"},
@@ -175,9 +172,7 @@ MESSAGES: dict[str, dict[str, Template]] = {
     "scratched": {"es": "{player}: tacha {category}", "en": "{player}: {category} crossed"},
     "score_q": {"es": "¿Anotar {category}?", "en": "Score {category}?"},
     "scratch_q": {"es": "¿Tachar {category}?", "en": "Cross out {category}?"},
-    "points_line": {"es": "{points} puntos", "en": "{points} points"},
-    "scratch_line": {"es": "0 puntos (tachar)", "en": "0 points (cross out)"},
-    "ok_confirms": {"es": "OK anota, < > no", "en": "OK scores, < > cancel"},
+    "ok_confirms": {"es": "OK anota  ◀▶ no", "en": "OK scores  ◀▶ cancel"},
     "undo_throw": {"es": "Anular tiro", "en": "Cancel last throw"},
     "undo_throw_q": {"es": "¿Anular el tiro?", "en": "Cancel the throw?"},
     "undo_throw_line": {"es": "Nadie lo tiró", "en": "Nobody threw it"},
@@ -190,13 +185,13 @@ MESSAGES: dict[str, dict[str, Template]] = {
     # the practice opponent: a seat the device plays itself
     "device_seat": {"es": "Juega {name}", "en": "{name} plays"},
     "device_throw": {"es": "Tire por {player}", "en": "Throw for {player}"},
-    "device_keep": {"es": "Aparte {dice} y tire", "en": "Set {dice} aside, throw"},
+    "device_keep": {"es": "Aparte {dice} y tire", "en": "Keep {dice}, throw"},
     "device_rethrow_all": {"es": "Tire todos otra vez", "en": "Throw them all again"},
     "device_turn": {"es": "Voltee el {value}", "en": "Turn the {value} over"},
     "device_scores": {"es": "OK: {player} anota", "en": "OK: {player} scores"},
     "device_scratches": {"es": "OK: {player} tacha", "en": "OK: {player} scratches"},
     "device_stands": {"es": "{player} se planta", "en": "{player} stands"},
-    "device_replans": {"es": "Pidió {dice}: otro plan", "en": "Asked {dice}: new plan"},
+    "device_replans": {"es": "Pidió {dice}: plan B", "en": "Asked {dice}: plan B"},
     "device_no_table": {"es": "{player}: sin tabla", "en": "{player}: no table"},
     "device_simple": {"es": "Juega simple, no óptimo.", "en": "Simple play, not best."},
     # corrections (the appliance's)
@@ -233,12 +228,26 @@ MESSAGES: dict[str, dict[str, Template]] = {
     "buttons_scoring": {"es": "Se puntúa sin elegir", "en": "Scoring, no picking"},
     "buttons_back": {"es": "Botones listos", "en": "Buttons ready"},
     "storage_full": {"es": "Memoria llena", "en": "Storage full"},
-    "storage_not_writable": {"es": "Memoria protegida", "en": "Storage not writable"},
+    "storage_not_writable": {"es": "Memoria protegida", "en": "Storage read-only"},
     "storage_error": {"es": "Error de memoria", "en": "Storage error"},
     "storage_log_kept": {"es": "registro intacto", "en": "the log is kept"},
     # dice by hand: cacho's turn-over without a camera (issue 18, the score sheet's part)
     "turn_over_item": {"es": "Voltear un dado", "en": "Turn a die over"},
     "hand_turn": {"es": "OK: voltear un dado", "en": "OK: turn a die over"},
+    # -- issue 18: legible at a table (big numbers, one hint line, the winning throw, names) --
+    "board_throw": {"es": "Tiro", "en": "Throw"},
+    "board_total": {"es": "Total", "en": "Total"},
+    "board_points": {"es": "Puntos", "en": "Points"},
+    "confirm_hold": {"es": "OK largo: sí  ◀▶: no", "en": "Hold OK: yes  ◀▶: no"},
+    "confirm_short": {"es": "OK: sí  ◀▶: no", "en": "OK: yes  ◀▶: no"},
+    "scratch_note": {"es": "tachar: 0", "en": "crossed out: 0"},
+    "win_title": {"es": "¡{win}!", "en": "{win}!"},
+    "win_box": {"es": "Gana {name}", "en": "{name} wins"},
+    "win_ends": {"es": "OK termina  ◀▶ no", "en": "OK ends it  ◀▶ cancel"},
+    "win_in_turn": {"es": "¡Gana! OK: anotar", "en": "Wins! OK: score it"},
+    "name_of": {"es": "Nombre del jugador {n}", "en": "Name of player {n}"},
+    "name_hint": {"es": "◀▶ letra  OK sigue", "en": "◀▶ letter  OK next"},
+    "name_taken": {"es": "{name} ya juega", "en": "{name} is playing"},
 }
 
 # Engine rule ids (engine.errors) -> their short messages.
@@ -269,17 +278,85 @@ RULE_MESSAGES: dict[str, tuple[str, str]] = {
 }
 
 # House-rule options of the engine's games, by key; unknown keys are shown as they are.
+# Short enough to share a menu line with their value (tests/firmware/test_ui_fit.py).
 OPTION_LABELS: dict[str, tuple[str, str]] = {
-    "held_dice_locked": ("Apartados fijos", "Held dice locked"),
+    "held_dice_locked": ("Apartados fijos", "Held dice stay"),
     "generala_points": ("Puntos generala", "Generala points"),
     "first_throw_bonus": ("Bonus servida", "Served bonus"),
     "double_generala": ("Doble generala", "Double generala"),
-    "wrap_straights": ("Escalera circular", "Wrap straights"),
+    "wrap_straights": ("Esc. circular", "Wrap straights"),
     "rules": ("Reglas", "Rules"),
     "throws": ("Tiros", "Throws"),
-    "turn_breaks_de_mano": ("Volteo: de huevo", "Turn breaks de mano"),
+    "turn_breaks_de_mano": ("Volteo: de huevo", "Turned: de huevo"),
     "turn_required": ("Volteo obligado", "Turn required"),
     "partnerships": ("Parejas", "Partnerships"),
+    # -- issue 18: every option of every game has a label --
+    "joker": ("Comodín", "Joker"),
+    "extra_bonus": ("Bonus extra", "Extra bonus"),
+    "single_pair_in_two_pairs": ("Par = dos pares", "Pair = two pairs"),
+    "served_first_throw_only": ("Servida: 1er tiro", "Served: 1st throw"),
+    "rounds_to_win": ("Rondas a ganar", "Rounds to win"),
+    "aces_high": ("As alto", "Aces high"),
+}
+
+# -- issue 18: short display names ------------------------------------------------------------
+# The engine's names are the full ones (the export, `cubilete games`); the display uses these,
+# short and distinct, so that nothing on a 128x64 panel is cut. By game id: (es, en).
+GAME_NAMES: dict[str, tuple[str, str]] = {
+    "general": ("General PR", "General PR"),
+    "generala": ("Generala", "Generala"),
+    "generala-classic": ("Generala var.", "Generala var."),
+    "yacht": ("Yacht", "Yacht"),
+    "crag": ("Crag", "Crag"),
+    "cacho": ("Cacho", "Cacho"),
+    "goldene-fuenfzig": ("Goldene 50", "Goldene 50"),
+    "yahtzee": ("Yahtzee", "Yahtzee"),
+    "kniffel": ("Kniffel", "Kniffel"),
+    "yatzy": ("Yatzy", "Yatzy"),
+    "escalero": ("Escalero", "Escalero"),
+    "poker-dice": ("Póquer dados", "Poker dice"),
+}
+
+# Boxes and instant wins whose engine name is long, by that name (either language): the
+# short form on the display. Names not listed are short already.
+SHORT_NAMES: dict[str, str] = {
+    "Four of a kind": "4 of a kind",
+    "Three of a kind": "3 of a kind",
+    "Five of a kind": "5 of a kind",
+    "Small straight": "Sm straight",
+    "Large straight": "Lg straight",
+    "Little straight": "Straight 1-5",
+    "Big straight": "Straight 2-6",
+    "Escalera menor": "Esc. menor",
+    "Escalera mayor": "Esc. mayor",
+    "High straight": "High str.",
+    "Low straight": "Low str.",
+    "Even straight": "Even str.",
+    "Odd straight": "Odd str.",
+    "Escalera alta": "Esc. alta",
+    "Escalera baja": "Esc. baja",
+    "Escalera par": "Esc. par",
+    "Escalera impar": "Esc. impar",
+    "Second grande": "Grande 2",
+    "Segunda grande": "Grande 2",
+    "Golden fifty": "Golden 50",
+    "Cincuenta de oro": "50 de oro",
+    "Kleine Straße": "Kl. Straße",
+    "Große Straße": "Gr. Straße",
+    "Small general": "Sm general",
+    "Double generala": "Generala x2",
+    "Doble generala": "Generala x2",
+    "Generala on the first throw": "Generala served",
+    "Dormida (five of a face in one throw)": "Dormida",
+    "Cuatro de cada número y grande": "Cuatro de cada",
+    "Four of every face and a grande": "Four of each",
+}
+
+# House-rule values that are words, by value: (es, en).
+VALUE_LABELS: dict[str, tuple[str, str]] = {
+    "scarne": ("Scarne", "Scarne"),
+    "forced": ("obligado", "forced"),
+    "free": ("libre", "free"),
 }
 
 # The engine's reasons (engine/advice.py) as short notes on an option row.
@@ -338,10 +415,26 @@ def option_label(key: str) -> Names:
 
 
 def value_label(value: object) -> Names | str:
-    """A house-rule option's value: booleans in words, the rest as they are."""
+    """A house-rule option's value: booleans and known words in the language, the rest as they are."""
     if isinstance(value, bool):
         return say("on") if value else say("off")
+    if isinstance(value, str) and value in VALUE_LABELS:
+        es, en = VALUE_LABELS[value]
+        return Names(es=es, en=en)
     return str(value)
+
+
+def game_name(game_id: str, fallback: Names | None = None) -> Names:
+    """A game's short name on the display (the engine's full name for a game not listed)."""
+    if game_id in GAME_NAMES:
+        es, en = GAME_NAMES[game_id]
+        return Names(es=es, en=en)
+    return fallback if fallback is not None else Names(es=game_id, en=game_id)
+
+
+def short(names: Names) -> Names:
+    """A box's or an instant win's name as the display shows it (SHORT_NAMES)."""
+    return Names(es=SHORT_NAMES.get(names.es, names.es), en=SHORT_NAMES.get(names.en, names.en))
 
 
 def note(reason: str, lang: str) -> str:

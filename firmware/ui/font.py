@@ -11,7 +11,8 @@ marks sit in rows 0-1 above the 5-row body; accented capitals use 5-row small ca
 the mark, as character LCDs do. It covers printable ASCII, all of Latin-1 (names from the
 config may use any of it), the euro sign and a few UI symbols.
 
-Big digits: 6x10 with two-pixel strokes, for the points of the selected option.
+Big digits: 6x10 with two-pixel strokes, for the key numbers (points, total, throw "2/3");
+larger panels draw them at double size.
 """
 
 from __future__ import annotations
@@ -218,6 +219,7 @@ _BIG: dict[str, str] = {
     "9": ".####. ##..## ##..## ##..## ##..## .##### ....## ....## ...##. .###..",
     "-": "...... ...... ...... ...... ###### ###### ...... ...... ...... ......",
     "+": "...... ...... ..##.. ..##.. ###### ###### ..##.. ..##.. ...... ......",
+    "/": "....## ....## ...##. ...##. ..##.. ..##.. .##... .##... ##.... ##....",
 }
 
 
@@ -292,7 +294,7 @@ def text_width(text: str) -> int:
 
 @lru_cache(maxsize=None)
 def big_glyph(char: str) -> np.ndarray:
-    """A large digit (or + / -), BIG_HEIGHT rows."""
+    """A large digit (or + - /), BIG_HEIGHT rows."""
     return _parse(_BIG[char], BIG_HEIGHT)
 
 

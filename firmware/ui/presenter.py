@@ -1,4 +1,4 @@
-"""Putting screens on the display, with burn-in protection.
+"""Putting screens on the display (drawn for its panel's size), with burn-in protection.
 
 OLED pixels that stay lit for months fade (the menu title would be burnt into the panel of
 a bar device left on all day). `ScreenPresenter` renders each screen, shifts the whole image
@@ -21,7 +21,7 @@ from PIL import Image, ImageChops
 from firmware.ui.renderer import render
 from firmware.ui.screens import Screen
 
-# The shift cycles through these offsets (x, y); renderers keep x=127 and y=63 blank.
+# The shift cycles through these offsets (x, y); renderers keep the last column and row blank.
 SHIFT_ORBIT: tuple[tuple[int, int], ...] = ((0, 0), (1, 0), (1, 1), (0, 1))
 
 
@@ -48,6 +48,7 @@ class ScreenPresenter:
     def __init__(self, display: Any, lang: str = "es", settings: BurnInSettings = BurnInSettings(),
                  clock: Callable[[], float] = time.monotonic) -> None:
         self.display = display
+        self.size: tuple[int, int] = tuple(getattr(display, "panel_size", (128, 64)))  # the panel's pixels
         self.lang = lang
         self.settings = settings
         self.clock = clock
@@ -80,7 +81,7 @@ class ScreenPresenter:
         Returns the unshifted frame."""
         if screen != self.screen or self._image is None:
             self.screen = screen
-            self._image = render(screen, self.lang)
+            self._image = render(screen, self.lang, self.size)
         self._send()
         return self._image
 

@@ -150,13 +150,49 @@ class CorrectionScreen:
 class ConfirmScreen:
     """A question before something that cannot be taken back lightly (undo the last score).
 
-    hold_to_confirm: confirming needs a long press of OK (the hint says so); otherwise a
-        short OK confirms. Prev/next cancel either way.
+    hold_to_confirm: confirming needs a long press of OK (the one hint line says so);
+        otherwise a short OK confirms. Prev/next cancel either way.
+    hint: the bottom line instead of the default one (a message shown for a moment).
     """
 
     title: Label
     lines: tuple[Label, ...] = ()
     hold_to_confirm: bool = True
+    hint: Label | None = None
+
+
+@dataclass(frozen=True)
+class ScoreScreen:
+    """Confirming a box before it is written: the dice, the points in big digits, the total
+    it makes, and one hint line (OK scores, prev / next cancel). Also the winning throw: its
+    title says the win, `points` is what its box gets (None: the win has no box).
+
+    title: e.g. say("score_q", category=...), or the win ("¡Generala servida!").
+    note: a short line under the total (the engine's reason: servida, de mano; who wins).
+    """
+
+    title: Label
+    dice: tuple[DieIcon, ...]
+    points: int | None
+    total: int | None
+    hint: Label
+    note: Label | None = None
+
+
+@dataclass(frozen=True)
+class NameScreen:
+    """Entering a player's name with three buttons: prev / next choose the character under
+    the cursor (`choices[selected]`: letters, then "done" and "delete" marks), OK takes it.
+
+    name: the letters so far; the cursor is after them. choices: what prev / next run
+    through; selected: the one under the cursor now.
+    """
+
+    title: Label
+    name: str
+    choices: tuple[str, ...]
+    selected: int
+    hint: Label
 
 
 @dataclass(frozen=True)
@@ -177,8 +213,9 @@ class FinalRow:
 class GameOverScreen:
     """The final table (winners marked, settlement), paged when there are many players.
 
-    rows: in final order, best first. note: e.g. T("instant_win_by", player="Ana", win=Names(...)).
-    The state machine flips `page` with prev/next in 0..page_count-1.
+    rows: in final order, best first. note: e.g. T("win_title", win=Names(...)) after an instant win.
+    The state machine flips `page` with prev/next; the renderer shows page % its page count
+    (a taller panel holds more rows a page). `page_count` is the count on a 128x64 panel.
     """
 
     ROWS_PER_PAGE: ClassVar[int] = 5
@@ -221,7 +258,8 @@ class QrScreen:
     modules: tuple[tuple[bool, ...], ...] | None
 
 
-Screen = Union[TurnScreen, MenuScreen, CorrectionScreen, ConfirmScreen, GameOverScreen, MessageScreen, QrScreen]
+Screen = Union[TurnScreen, MenuScreen, CorrectionScreen, ConfirmScreen, ScoreScreen, NameScreen, GameOverScreen,
+               MessageScreen, QrScreen]
 
 
 def camera_lost_screen(retry_in_s: float | None = None) -> MessageScreen:

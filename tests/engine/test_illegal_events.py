@@ -115,7 +115,14 @@ def test_nothing_after_the_game_is_over() -> None:
     assert state.finished
     refused(log, ev.throw(1, [1, 2, 3, 4, 5]), engine.GameOver)
     refused(log, ev.throw(0, [1, 2, 3, 4, 5]), engine.GameOver)
+    refused(log, ev.category_scored(0, "twos"), engine.GameOver)  # only the win's own box
+    refused(log, ev.category_scratched(0, "generala"), engine.GameOver)
+    refused(log, ev.category_scored(1, "generala"), engine.WrongPlayer)
+    refused(log, ev.category_scored(0, "generala", 50), engine.PointsMismatch)
+    log.append(ev.category_scored(0, "generala"))  # the players confirm the win: written in its box
+    refused(log, ev.category_scored(1, "ones"), engine.GameOver)
     refused(log, ev.category_scored(0, "generala"), engine.GameOver)
+    refused(log, ev.reading_corrected(0, [2, 2, 2, 2, 3]), engine.GameOver)
 
 
 def test_a_box_is_filled_only_after_a_throw() -> None:

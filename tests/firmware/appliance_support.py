@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import random
 from pathlib import Path
 from typing import Sequence
 
+import engine
+from engine import events as ev
 from firmware.appliance import Appliance, GameDefaults, Press, ThrowSeen, Tick
 from firmware.eventlog import EventLog
 from vision.reading import DieReading, Problem, Reading
@@ -67,3 +70,17 @@ def start_game(app: Appliance) -> None:
 def event_types(app: Appliance) -> list[str]:
     assert app.session is not None
     return [e.event["type"] for e in app.log.events(app.session.game_id)]
+
+
+def record_games(log: EventLog, games: int, die: random.Random, loaded: bool = False) -> None:
+    """Solitaire Crag games of first throws only (every box crossed out after one throw)."""
+    faces = [1, 2, 3, 4, 5, 6] + ([6, 6] if loaded else [])
+    for _ in range(games):
+        start = engine.new_game("crag", ["Ana"])
+        game_id = log.begin_game(start)
+        state = engine.replay([start])
+        for category in state.rules.category_ids:
+            for event in (ev.throw(0, [die.choice(faces) for _ in range(3)]), ev.category_scratched(0, category)):
+                state = engine.apply(state, event)
+                log.append(game_id, event)
+        log.end_game(game_id)

@@ -220,3 +220,15 @@ def test_a_bad_locale_value_says_what_is_allowed(tmp_path: Path) -> None:
     assert keys == {"device.decimal_separator", "device.currency_position"}
     assert any("in Spanish" in p.allowed for p in problems)
     assert config.device == Config().device
+
+
+def test_the_display_driver_and_panel_size_are_checked_together(tmp_path: Path) -> None:
+    config, problems = load(tmp_path, '[display]\ndriver = "ssd1322"\nsize = "256x64"\ninterface = "spi"\n')
+    assert not problems and (config.display.driver, config.display.size, config.display.interface) == (
+        "ssd1322", "256x64", "spi")
+    config, problems = load(tmp_path, '[display]\ndriver = "ssd1306"\nsize = "128x128"\n')
+    assert config.display.size == "128x64" and [p.key for p in problems] == ["display.size"]
+    assert "a 128x128 panel needs sh1106 | sh1107 | ssd1327 | ssd1351" in problems[0].message
+    config, problems = load(tmp_path, '[display]\nsize = "320x240"\n')
+    assert problems[0].message == ("display.size = '320x240' is not allowed: '128x64' | '128x128' | '256x64'; "
+                                   "using the defaults for [display]")

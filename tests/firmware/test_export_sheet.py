@@ -245,7 +245,7 @@ def test_games_csv_speaks_the_device_language_with_option_names_and_local_times(
     row = games_csv_row(game.summary(), "g1_generala")
     for language, header, options, status, name in (
             ("es", "opciones", "Apartados fijos: sí", "en juego", "Generala (reglamento argentino)"),
-            ("en", "options", "Held dice locked: on", "in progress", "Generala (Argentine reglamento)")):
+            ("en", "options", "Held dice stay: on", "in progress", "Generala (Argentine reglamento)")):
         table = csv_rows(games_csv([row], Locale(language, zone=LA_PAZ)))
         line = dict(zip(table[0], table[1]))
         assert line[header] == options

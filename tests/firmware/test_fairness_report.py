@@ -11,7 +11,6 @@ import json
 import random
 from pathlib import Path
 
-import engine
 from engine import events as ev
 from firmware.appliance.menus import DiceFairness, SettingsMenu
 from firmware import fairness_report as fairness_report_module
@@ -21,21 +20,7 @@ from firmware.fairness_report import fairness_report
 from firmware.localformat import Locale
 from firmware.ui.catalogue import text
 
-from tests.firmware.appliance_support import new_app, press, start_game
-
-
-def record_games(log: EventLog, games: int, die: random.Random, loaded: bool = False) -> None:
-    """Solitaire Crag games of first throws only (every box crossed out after one throw)."""
-    faces = [1, 2, 3, 4, 5, 6] + ([6, 6] if loaded else [])
-    for _ in range(games):
-        start = engine.new_game("crag", ["Ana"])
-        game_id = log.begin_game(start)
-        state = engine.replay([start])
-        for category in state.rules.category_ids:
-            for event in (ev.throw(0, [die.choice(faces) for _ in range(3)]), ev.category_scratched(0, category)):
-                state = engine.apply(state, event)
-                log.append(game_id, event)
-        log.end_game(game_id)
+from tests.firmware.appliance_support import new_app, press, record_games, start_game
 
 
 def screen_text(app, mode) -> list[str]:
@@ -98,8 +83,8 @@ def test_loaded_dice_are_told_at_start_and_on_the_home_screen(tmp_path: Path) ->
         record_games(log, 50, random.Random(4), loaded=True)
     app = new_app(tmp_path)
     assert app.dice_warning
-    assert screen_lines(app) == ["Dice may be loaded", "The test rejects fair dice", "See Settings > Dice fairness"]
-    assert screen_lines(app, "es") == ["¿Dados cargados?", "La prueba rechaza dados justos", "Ver Ajustes > Dados justos"]
+    assert screen_lines(app) == ["Dice may be loaded", "Fairness test failed", "Settings: Dice fairness"]
+    assert screen_lines(app, "es") == ["¿Dados cargados?", "No pasan la prueba", "Ajustes > Dados justos"]
     press(app, "ok")  # the notice goes; the home screen keeps saying it
     title, hint, items = home(app)
     assert (title, hint) == ("Dice may be loaded", "See Settings > Dice") and ("Settings", "!") in items

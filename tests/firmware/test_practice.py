@@ -105,10 +105,10 @@ def test_the_device_turn_says_what_to_throw_and_keep_and_scores_itself(practice:
     table = find("generala")
     choice = best_choice(app.session.state, table)
     assert choice.keep == (6, 6, 6)
-    assert message(app) == "Set 6 6 6 aside, throw" and message(app, "es") == "Aparte 6 6 6 y tire"
+    assert message(app) == "Keep 6 6 6, throw" and message(app, "es") == "Aparte 6 6 6 y tire"
     held_throw(app, (0, 1, 2), [6, 5])
     choice = best_choice(app.session.state, table)
-    assert choice.action == "keep" and message(app) == f"Set {' '.join(map(str, choice.keep))} aside, throw"
+    assert choice.action == "keep" and message(app) == f"Keep {' '.join(map(str, choice.keep))}, throw"
     keep = tuple(i for i in range(5) if i not in choice.rethrow)
     held_throw(app, keep, [6] * len(choice.rethrow))  # five sixes: generala
     choice = best_choice(app.session.state, table)
@@ -128,7 +128,7 @@ def test_other_dice_kept_than_asked_are_recorded_and_the_device_plans_again(prac
     held_throw(app, (0, 1), [1, 4, 4])  # two sixes kept, not three
     state = app.session.state
     assert state.turn.throw_number == 2 and state.turn.held == (0, 1)
-    assert message(app) == "Asked 6 6 6: new plan" and message(app, "es") == "Pidió 6 6 6: otro plan"
+    assert message(app) == "Asked 6 6 6: plan B" and message(app, "es") == "Pidió 6 6 6: plan B"
     later(app)
     assert app.device_move().choice == best_choice(state, find("generala"))  # from what is held now
 
@@ -174,7 +174,7 @@ def test_without_a_table_the_device_plays_simply_and_says_so(tmp_path: Path) -> 
     later(app)
     app.handle(seen([4, 4, 1, 2, 4]))
     assert app.device_move().choice == greedy_choice(app.session.state)
-    assert message(app) == "Set 4 4 4 aside, throw"
+    assert message(app) == "Keep 4 4 4, throw"
 
 
 def test_dice_by_hand_on_the_devices_turn(tmp_path: Path) -> None:

@@ -13,7 +13,7 @@ from firmware.appliance.machine import Appliance
 from firmware.localformat import MoneyStyle
 from firmware.ui.catalogue import say
 from firmware.ui.screens import (
-    ConfirmScreen, CorrectionScreen, GameOverScreen, MenuScreen, MessageScreen, Names, T, TurnScreen,
+    ConfirmScreen, CorrectionScreen, GameOverScreen, MenuScreen, MessageScreen, Names, ScoreScreen, T, TurnScreen,
 )
 from tests.firmware.appliance_support import event_types, later, new_app, press, seen, start_game
 
@@ -60,7 +60,11 @@ def test_throw_pick_and_confirm_scores_and_passes_the_turn(tmp_path: Path) -> No
     best = screen.options[0]
     assert (text(best.label), best.points, best.notes) == ("Straight", 25, ("served",))
     press(app, "ok")
-    assert isinstance(app.screen(), ConfirmScreen)
+    confirm = app.screen()
+    assert isinstance(confirm, ScoreScreen)
+    assert (text(confirm.title), confirm.points, confirm.total, text(confirm.hint), text(confirm.note)) == (
+        "Score Straight?", 25, 25, "OK scores  ◀▶ cancel", "served")
+    assert [d.value for d in confirm.dice] == [2, 3, 4, 5, 1]
     press(app, "ok")
     assert event_types(app)[-1] == "category_scored"
     assert app.session.state.sheets[0]["straight"].points == 25
@@ -105,7 +109,8 @@ def test_unsure_die_is_confirmed_before_anything_is_scored(tmp_path: Path) -> No
     assert event_types(app)[-2:] == ["throw", "reading_corrected"]
     assert app.session.state.turn.dice == (5, 5, 5, 5, 5)
     screen = app.screen()
-    assert isinstance(screen, GameOverScreen)  # generala servida wins at once, once confirmed
+    assert isinstance(screen, ScoreScreen)  # generala servida: the winning throw, to confirm
+    assert (text(screen.title), screen.points) == ("Generala served!", 60)
 
 
 def test_other_value_of_an_unsure_die(tmp_path: Path) -> None:
@@ -168,8 +173,8 @@ def test_buttons_mashed_while_dice_roll_record_nothing(tmp_path: Path) -> None:
     press(app, "ok", "ok", "ok")
     assert event_types(app) == ["game_started", "throw"]
     screen = app.screen()
-    assert isinstance(screen, ConfirmScreen)
-    assert text(screen.lines[-1]) == "Wait: dice rolling"
+    assert isinstance(screen, ScoreScreen)
+    assert text(screen.hint) == "Wait: dice rolling"
     app.handle(TrayCleared())
     press(app, "ok")
     assert event_types(app)[-1] == "category_scored"
@@ -316,13 +321,25 @@ def test_game_over_shows_winner_and_settlement_then_closes(tmp_path: Path) -> No
     press(app, "ok")
     app.handle(seen([2, 3, 4, 5, 6]))
     press(app, "ok", "ok")  # J1 straight 25
-    app.handle(seen([6, 6, 6, 6, 6]))  # J2 generala servida: wins at once
+    app.handle(seen([6, 6, 6, 6, 6]))  # J2 generala servida: wins at once, once confirmed
+    later(app, 5)
+    win = app.screen()
+    assert isinstance(win, ScoreScreen)
+    assert (text(win.title), win.points, win.total, text(win.note), text(win.hint)) == (
+        "Generala served!", 60, 60, "J2 wins", "OK scores  ◀▶ cancel")
+    press(app, "next")  # < > goes back to the turn: the throw and the win, nothing recorded
+    turn = turn_screen(app)
+    assert [text(o.label) for o in turn.options] == ["Generala"] and text(turn.message) == "Wins! OK: score it"
+    assert event_types(app)[-1] == "throw"
+    press(app, "ok", "ok")  # OK in the turn shows the win again, OK writes it in its box
+    assert event_types(app)[-1] == "category_scored"
+    assert app.session.state.sheets[1]["generala"].points == 60
     screen = app.screen()
     assert isinstance(screen, GameOverScreen)
     assert [(r.name, r.points, r.winner, r.net_cents) for r in screen.rows] == [
-        ("J2", 0, True, 2500), ("J1", 25, False, -2500)]  # 50 points x 0.5 (GAMES.md, instant win)
+        ("J2", 60, True, 2500), ("J1", 25, False, -2500)]  # 50 points x 0.5 (GAMES.md, instant win)
     later(app, 5)
-    assert text(app.screen().note).startswith("J2: Generala")
+    assert text(app.screen().note) == "Generala served!"
     press(app, "ok")
     assert app.log.unfinished() is None
     assert isinstance(app.screen(), MenuScreen)

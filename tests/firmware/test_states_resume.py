@@ -7,7 +7,7 @@ from pathlib import Path
 
 from firmware.appliance.machine import Appliance
 from firmware.eventlog import EventLog
-from firmware.ui.screens import CorrectionScreen, GameOverScreen, TurnScreen
+from firmware.ui.screens import CorrectionScreen, GameOverScreen, ScoreScreen, TurnScreen
 from tests.firmware.appliance_support import event_types, later, new_app, press, seen, start_game
 
 
@@ -53,6 +53,10 @@ def test_finished_game_resumes_on_its_final_table(tmp_path: Path) -> None:
     app = new_app(tmp_path)
     start_game(app)
     app.handle(seen([4, 4, 4, 4, 4]))
+    assert isinstance(app.screen(), ScoreScreen)  # the winning throw, not confirmed yet
+    app = restarted(app, tmp_path)
+    assert isinstance(app.screen(), ScoreScreen)
+    press(app, "ok")
     assert isinstance(app.screen(), GameOverScreen)
     again = restarted(app, tmp_path)
     assert again.screen() == app.screen()

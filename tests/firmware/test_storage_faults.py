@@ -1,7 +1,7 @@
 """Storage faults at start: a full card, a read-only card, log files of another user.
 
 The log in each case is healthy (a game under way, the service killed mid-game so its WAL
-is hot). The service must say what is wrong ("Storage full", "Storage not writable"),
+is hot). The service must say what is wrong ("Storage full", "Storage read-only"),
 retry, and leave the log exactly as it was: nothing moved aside, no event lost, and the
 game resumes once the fault is gone. The real faults need root (a small tmpfs, a read-only
 remount, a service run as another user); without root those cases skip and the same
@@ -149,7 +149,7 @@ def test_a_read_only_card_is_shown_and_retried_and_the_log_kept(tmp_path: Path) 
         subprocess.run(["mount", "-o", "remount,ro", str(card)], check=True)
         before = log_files(state)
         service = start_service(state, tmp_path)
-        assert_waits_and_touches_nothing(service, state, before, "not_writable", "Storage not writable")
+        assert_waits_and_touches_nothing(service, state, before, "not_writable", "Storage read-only")
         subprocess.run(["mount", "-o", "remount,rw", str(card)], check=True)
         assert_resumes(service)
         assert stored_events(state) == EVENTS
@@ -203,7 +203,7 @@ def test_files_the_service_may_not_write_are_left_alone(tmp_path: Path) -> None:
     try:
         before = log_files(state)
         service = start_service(state, tmp_path)
-        assert_waits_and_touches_nothing(service, state, before, "not_writable", "Storage not writable")
+        assert_waits_and_touches_nothing(service, state, before, "not_writable", "Storage read-only")
     finally:
         state.chmod(0o755)
         for path in state.iterdir():

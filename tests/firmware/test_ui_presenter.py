@@ -134,3 +134,13 @@ def test_the_presenter_returns_the_unshifted_frame():
     p.tick()
     assert isinstance(p.show(screen), Image.Image)
     assert p.show(screen).tobytes() == render(screen, "es").tobytes()
+
+
+@pytest.mark.parametrize("size", [(256, 64), (128, 128)])
+def test_a_larger_panel_gets_frames_drawn_for_its_size(size):
+    display = DummyDisplay(size=size)
+    p = ScreenPresenter(display, "en", SETTINGS, Clock())
+    screen = TurnScreen("Ana", 1, 3, total=12)
+    p.show(screen)
+    assert display.last_image.size == size
+    assert display.last_image.tobytes() == render(screen, "en", size).tobytes()

@@ -134,9 +134,92 @@ def test_a_rotated_dummy_turns_the_frame_half_a_turn():
     assert display.last_image.getpixel((127, 63)) and not display.last_image.getpixel((0, 0))
 
 
-def test_frames_must_be_128_by_64():
+def test_frames_must_be_the_panels_size():
     with pytest.raises(ValueError, match="128x64"):
         DummyDisplay().show(Image.new("1", (64, 32)))
+    with pytest.raises(ValueError, match="256x64"):
+        DummyDisplay(size=(256, 64)).show(Image.new("1", (128, 64)))
+
+
+class FakeSpi:
+    """A spidev-like SPI port: records what is written."""
+
+    def __init__(self) -> None:
+        self.written: list[int] = []
+        self.max_speed_hz = 0
+
+    def open(self, port: int, device: int) -> None:
+        self.opened = (port, device)
+
+    def writebytes(self, data) -> None:
+        self.written.extend(data)
+
+    def close(self) -> None:
+        pass
+
+
+class FakeGpio:
+    """An RPi.GPIO-like module for the D/C and reset lines."""
+
+    OUT, LOW, HIGH = 0, 0, 1
+
+    def setup(self, pin: int, mode: int) -> None:
+        pass
+
+    def output(self, pin: int, value: int) -> None:
+        pass
+
+    def cleanup(self, pins=None) -> None:
+        pass
+
+
+@pytest.mark.parametrize("driver, size", [("sh1107", "128x128"), ("sh1106", "128x128"), ("ssd1327", "128x128")])
+def test_larger_panels_on_i2c_take_frames_of_their_size(driver, size):
+    bus = FakeI2CBus()
+    display = LumaDisplay(DisplaySettings(driver=driver, size=size), bus=bus)
+    assert display.ok and display.panel_size == (128, 128) and size in display.description
+    image = Image.new("1", (128, 128))
+    ImageDraw.Draw(image).rectangle((0, 100, 20, 127), fill=1)
+    before = len(bus.writes)
+    display.show(image)
+    data = [b for _, register, payload in bus.writes[before:] if register == 0x40 for b in payload]
+    assert any(data)  # the lower half went to the panel too
+    with pytest.raises(ValueError, match="128x128"):
+        display.show(frame())
+
+
+def test_a_256x64_greyscale_panel_on_spi_gets_the_frame_in_its_own_mode():
+    port = FakeSpi()
+    display = LumaDisplay(DisplaySettings(driver="ssd1322", size="256x64", interface="spi"), spi=port, gpio=FakeGpio())
+    assert display.ok and display.panel_size == (256, 64) and "spi" in display.description
+    before = len(port.written)
+    image = Image.new("1", (256, 64))
+    ImageDraw.Draw(image).rectangle((200, 0, 255, 10), fill=1)
+    display.show(image)
+    assert display.ok and any(port.written[before:])
+
+
+def test_a_driver_drives_only_its_panel_sizes():
+    with pytest.raises(ValueError, match="ssd1306 drives 128x64, not 256x64; a 256x64 panel: ssd1322, ssd1362"):
+        DisplaySettings(driver="ssd1306", size="256x64")
+    with pytest.raises(ValueError, match="display size '300x64': allowed 128x64, 128x128, 256x64"):
+        DisplaySettings(size="300x64")
+    with pytest.raises(ValueError, match="interface"):
+        DisplaySettings(interface="usb")
+    # The terminal and the dummy take the config's size (the default driver fits it).
+    assert open_display(None, {"driver": "dummy", "size": "256x64"}).panel_size == (256, 64)
+    assert open_display("terminal", {"size": "128x128"}, stream=io.StringIO()).panel_size == (128, 128)
+    assert parse_display_spec("ssd1327")[1].size == "128x128"
+
+
+def test_the_terminal_draws_a_larger_panel_whole():
+    out = io.StringIO()
+    display = TerminalDisplay(out, style="quadrant", size=(256, 64))
+    image = Image.new("1", (256, 64))
+    image.putpixel((255, 63), 1)
+    display.show(image)
+    rows = out.getvalue().rstrip("\n").split("\n")
+    assert len(rows) == 34 and len(rows[1]) == 130 and rows[-2][-2] == "▗"
 
 
 def test_the_terminal_draws_two_pixel_rows_per_character():
