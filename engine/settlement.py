@@ -28,14 +28,15 @@ def settlement(state: GameState, stake_per_point: Decimal | str | int | None = N
     Every losing side owes its margin behind the winners (winner's total - own total) x the
     stake; after an instant win it owes `Rules.instant_win_points` x the stake whatever the
     totals, and with a stake per game (`Rules.stake_per`) the stake. What a loser owes is
-    rounded down to the cent (or the stake's finer precision), so no loser pays more than
+    rounded down to the cent (GAMES.md: payments are in the currency's cents, however fine the
+    stake), so no loser pays more than
     their margin x the stake; split between tied winners, the shares are rounded down and
     the cents left over go to the first winner in play order. A payment of 0.00 is not
     listed. The stake defaults to the one in game_started (else 1)."""
     if not state.finished:
         raise GameNotFinished("the game is not over yet")
     stake = _stake(stake_per_point if stake_per_point is not None else state.stake)
-    quantum = Decimal(1).scaleb(min(stake.as_tuple().exponent, -2))
+    cent = Decimal("0.01")
     won = winning_sides(state)
     best = side_total(state, won[0])
     payments = []
@@ -48,8 +49,8 @@ def settlement(state: GameState, stake_per_point: Decimal | str | int | None = N
             owed = state.rules.instant_win_points
         else:
             owed = max(0, best - side_total(state, loser))
-        due = (stake * owed).quantize(quantum, ROUND_DOWN)
-        share = (due / len(won)).quantize(quantum, ROUND_DOWN)
+        due = (stake * owed).quantize(cent, ROUND_DOWN)
+        share = (due / len(won)).quantize(cent, ROUND_DOWN)
         left_over = due - share * len(won)
         for place, winner in enumerate(won):
             amount = share + (left_over if place == 0 else 0)

@@ -318,6 +318,12 @@ def test_a_loser_never_pays_more_than_the_margin_times_the_stake() -> None:
         assert Decimal(stake) * 3 - Decimal("0.01") < paid <= Decimal(stake) * 3, stake
 
 
+def test_payments_are_whole_cents_however_fine_the_stake() -> None:
+    state = engine.replay(finished_crag([[3], [3], [0]]))
+    assert [p.amount for p in engine.settlement(state, "0.015")] == [Decimal("0.02"), Decimal("0.02")]  # 0.045 owed
+    assert engine.settlement(state, "0.0001") == []  # 0.0003 owed: no cent
+
+
 def test_nobody_is_listed_as_paying_nothing() -> None:
     state = engine.replay(finished_crag([[3], [3], [1]]))
     assert engine.settlement(state, 0) == []

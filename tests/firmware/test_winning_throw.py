@@ -91,14 +91,14 @@ def test_a_win_with_no_box_needs_only_the_ok(tmp_path: Path) -> None:
 
 
 def test_the_final_table_never_shows_a_payment_of_zero(tmp_path: Path) -> None:
-    # A stake of a hundredth of a cent: each loser owes half a cent, which is no cent on the
-    # table; their lines show no amount at all rather than "0,00".
+    # A stake of a hundredth of a cent: each loser owes half a cent, and payments are in
+    # whole cents (GAMES.md), so nobody pays; the lines show no amount at all, not "0,00".
     d = Device(tmp_path, lang="es", names=("Ana", "Beto", "Cris"), players=3, stake=0.0001, currency="€").start()
     d.play_turn((2, 3, 4, 5, 6))
     d.throw((6, 6, 6, 6, 6)).press("ok").wait()
     final = d.screen()
     assert isinstance(final, GameOverScreen)
-    assert [row.net_cents for row in final.rows] == [1, 0, 0]
+    assert [row.net_cents for row in final.rows] == [0, 0, 0]
     no_zeros = replace(final, rows=tuple(replace(row, net_cents=row.net_cents or None) for row in final.rows))
     assert render(final, "es").tobytes() == render(no_zeros, "es").tobytes()
 
