@@ -194,6 +194,14 @@ class TurnOverByHand(Mode):
     position: int = 0  # among the turnable dice, left to right
     in_game = True
 
+    @classmethod
+    def on_die(cls, session: GameSession, index: int, back: Mode) -> "TurnOverByHand":
+        """Opened on die `index` (engine index): the one the device asks to turn for its seat."""
+        mode = cls(back=back)
+        turnable = mode._turnable(session)
+        mode.position = turnable.index(index) if index in turnable else 0
+        return mode
+
     def _turnable(self, session: GameSession) -> tuple[int, ...]:
         """Engine indices of the dice that may be turned now, left to right."""
         allowed = set(turn_actions(session.state).turnable)

@@ -179,8 +179,12 @@ class DeviceTurn(Mode):
             if app.manual_camera or not app.camera_ok:
                 return by_hand.EnterDice.of(app, back=self)
             return None  # people throw the dice; the camera brings the throw
-        if choice.turn or app.refuse_if_busy():
+        if choice.turn:
+            if app.manual_camera or not app.camera_ok:  # no camera to see it turned: by hand, on its die
+                return by_hand.TurnOverByHand.on_die(session, choice.turn[0], back=self)
             return None  # a die to turn over: the camera sees it turned
+        if app.refuse_if_busy():
+            return None
         player = session.state.current_player
         name = Names(es=choice.name_es, en=choice.name_en)
         if choice.points == 0:

@@ -15,7 +15,7 @@ from advisor.advise import best_choice
 from advisor.opponent import greedy_choice
 from advisor.tables import find
 from firmware.appliance import Appliance, GameDefaults
-from firmware.appliance.by_hand import EnterDice
+from firmware.appliance.by_hand import EnterDice, TurnOverByHand
 from firmware.appliance.menus import MainMenu, NewGameMenu
 from firmware.appliance.play import GameOver, PickConfirm, TurnMode
 from firmware.appliance.practice import DEVICE_NAME, DeviceTurn
@@ -187,6 +187,44 @@ def test_dice_by_hand_on_the_devices_turn(tmp_path: Path) -> None:
     assert isinstance(app.mode, DeviceTurn)
     press(app, "ok")
     assert isinstance(app.mode, EnterDice)
+
+
+def test_without_a_camera_the_die_the_device_turns_over_is_turned_by_hand(tmp_path: Path) -> None:
+    # Cacho against the device with the manual camera: when its move is to turn a die over,
+    # OK opens the turn-over by hand on that die, and OK there records it.
+    app = new_app(tmp_path, players=1, game="cacho")
+    app.manual_camera = True
+    start_practice(app)
+    rolls = [(1, 2, 3, 4, 5), (2, 2, 3, 3, 3), (6, 6, 6, 6, 1), (1, 1, 2, 2, 3), (4, 5, 6, 1, 3), (5, 5, 2, 2, 6)]
+    for step in range(200):
+        state = app.session.state
+        if state.finished:
+            break
+        if state.current_player not in state.device_seats:
+            app.session.record(engine.events.throw(state.current_player, [1, 2, 3, 4, 5]))
+            option = next(o for o in engine.score_options(app.session.state) if o.allowed)
+            app.session.record(engine.events.category_scored(state.current_player, option.category, option.points)
+                               if option.points else engine.events.category_scratched(state.current_player, option.category))
+            continue
+        app.mode = app.game_mode()
+        choice = app.device_move().choice
+        if choice.turn:
+            die = choice.turn[0]
+            value = state.turn.dice[die]
+            press(app, "ok")
+            assert isinstance(app.mode, TurnOverByHand)
+            press(app, "ok")
+            event = app.log.events(app.session.game_id)[-1].event
+            assert (event["type"], event["die"], event["value"]) == ("die_turned", die, 7 - value)
+            return
+        if choice.action == "throw":
+            app.session.record(engine.events.throw(state.current_player, rolls[step % len(rolls)]))
+        elif choice.action == "keep":
+            values = [v % 6 + 1 if i in choice.rethrow else v for i, v in enumerate(state.turn.dice)]
+            app.session.record(engine.events.throw(state.current_player, values, thrown=sorted(choice.rethrow)))
+        else:
+            press(app, "ok")
+    pytest.fail("the device never had a die to turn over")
 
 
 def test_a_whole_game_against_the_device(tmp_path: Path) -> None:
