@@ -19,10 +19,10 @@ What a bar camera sees, and how this copes:
   that background, with the same texture, and bigger than a few dice, or longer than a
   die's face, or touching the edge of the view, or within half a die of a ghost healed in
   the last second (what is left of the shadow as it goes); and lighter by the same factor
-  in every channel. Such a
-  patch is the shadow's ghost: the background is healed there at once (a thing brighter
-  than the tray, a white die or a sleeve, brings outlines and pips, so its texture differs,
-  and a die's plain white face is too small to be taken for a ghost: it stays foreground).
+  in every channel. Such a patch is the shadow's ghost: the background is healed there at
+  once (a thing brighter than the tray, a white die or a sleeve, brings outlines and pips,
+  so its texture differs; a die's plain white face is too small and too short to be taken
+  for a ghost, and a hand is tinted: they stay foreground).
 - The background (the empty tray) adapts slowly, and only where nothing is in the tray,
   so dice that lie still for minutes stay foreground.
 - Hands, arms and cups are big foreground blobs, or blobs that cross the edge of the view;
@@ -306,6 +306,8 @@ class MotionDetector:
         long = np.maximum(stats[:, cv2.CC_STAT_WIDTH], stats[:, cv2.CC_STAT_HEIGHT]) > 1.5 * self.die_side_small()
         ghost = flat & (big | long | touching | on_edge)
         ghost[0] = False
+        if not ghost.any():
+            return
         # a shadow going lifts every channel by the same factor; a hand or a sleeve brighter
         # than the tray passes the loose per-pixel test above but is tinted as a whole (skin
         # over an olive cloth: red lifted a third more than green)

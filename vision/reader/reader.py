@@ -93,7 +93,7 @@ def classify(image: np.ndarray, found: list[Detection]) -> np.ndarray:
 
 def second_looks(image: np.ndarray, dice: list[Detection], first: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The dice's probabilities after reading each again at every scale of SCALE_LOOKS, and
-    per die whether its value stayed the same in every window.
+    per die whether every window read its value (at least LOOK_AGREEMENT of the share).
 
     A die read at its detected size and again in windows a little larger shows the same
     face; a reading that changes with the window (a pip taken for a whole die, a neighbour's
@@ -110,8 +110,7 @@ def second_looks(image: np.ndarray, dice: list[Detection], first: np.ndarray) ->
     value = shares[0].argmax(axis=1)
     steady = (shares[:, np.arange(len(dice)), value] >= LOOK_AGREEMENT).all(axis=0)
     probabilities = looks[0].copy()
-    values = looks[:, ~steady, 1:7] / np.maximum(looks[:, ~steady, 1:7].sum(axis=2, keepdims=True), 1e-9)
-    probabilities[~steady, 1:7] = values.mean(axis=0) * probabilities[~steady, 1:7].sum(axis=1, keepdims=True)
+    probabilities[~steady, 1:7] = shares[:, ~steady].mean(axis=0) * probabilities[~steady, 1:7].sum(axis=1, keepdims=True)
     return probabilities, steady
 
 
