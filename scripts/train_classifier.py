@@ -6,7 +6,7 @@
 
 Run it after `scripts/train_detector.py`: the windows it mines are where the shipped detector
 looks. Options: [--synthetic 3000] [--marbled 2000] [--smoky 600] [--game 1500]
-[--negatives 600] [--mine 1] [--widths 24,48,96] [--hidden 128] [--convs 1] [--window 48]
+[--negatives 900] [--mine 1] [--widths 24,48,96] [--hidden 128] [--convs 1] [--window 48]
 [--die 36] [--epochs 20] [--per-epoch 100000] [--real-share 0.5] [--seed 1] [--threads 1]
 [--work /tmp/cubilete-classifier] [--out vision/reader/die_values.onnx].
 
@@ -17,8 +17,8 @@ Data (see `scripts/classifier_data.py`); nothing of a manifest's `test` split is
   * synthetic scenes rendered by `lab.synth`: `--synthetic` drawn from wide options,
     `--marbled` the same with marbled dice only, `--smoky` with dark see-through dice only,
     `--game` like the game scenes of `random_scene`; plus held-out wide and game scenes;
-  * `--negatives` pictures with no die (`lab.synth.clutter`: text, grids, checkerboards,
-    gradients, noise, wood; seeds [seed + 7, i], never the bench's): windows anywhere on them
+  * `--negatives` pictures with no die (`lab.synth.clutter`: text, headlines, grids,
+    checkerboards, gradients, noise, wood; seeds [seed + 7, i], never the bench's): windows anywhere on them
     and at the detector's detections, all "not a die";
   * with `--mine 1`, windows where the shipped detector (`vision.reader.detector`) finds
     something in the fitting scenes: its false detections as "not a die", its boxes of
@@ -60,6 +60,7 @@ sys.path.insert(0, str(ROOT / "scripts"))
 
 import classifier_data as data  # noqa: E402
 import photo_sets  # noqa: E402
+from lab.synth.clutter import NEGATIVE_KINDS  # noqa: E402
 from vision.reader import classifier  # noqa: E402
 from vision.reader.model_file import write_metadata  # noqa: E402
 from vision.reader.windows import CHANNELS, Geometry, window_channels  # noqa: E402
@@ -412,7 +413,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--marbled", type=int, default=2000, help="more scenes, marbled dice only")
     parser.add_argument("--smoky", type=int, default=600, help="more scenes, dark see-through dice only")
     parser.add_argument("--game", type=int, default=1500, help="more scenes like the game scenes of random_scene")
-    parser.add_argument("--negatives", type=int, default=600, help="pictures with no die")
+    parser.add_argument("--negatives", type=int, default=900, help="pictures with no die")
     parser.add_argument("--widths", default=",".join(map(str, CONV_WIDTHS)),
                         help="channels of the conv stages, comma-separated (each halves the window)")
     parser.add_argument("--hidden", type=int, default=HIDDEN, help="units of the dense layer")
@@ -471,7 +472,7 @@ def main(argv: list[str] | None = None) -> int:
     held["game"] = held_out(held_game, args.seed + 4)
 
     key = f"{sorted(s.name for s in photos)}|{args.seed}|{args.synthetic}|{args.marbled}|{args.smoky}|{args.game}|" \
-          f"{args.negatives}|{GEOMETRY}|v4"
+          f"{GEOMETRY}|v5"
     xs, ys, sources = [], [], []
     for k, name in enumerate(set_names):
         scenes = [s for s in fit_photos if s.set_name == name]
@@ -484,12 +485,15 @@ def main(argv: list[str] | None = None) -> int:
     x, y = cached(args.work, "synth" + key, lambda: build_windows(
         synth, 1, args.seed + 1, per_die=3, negatives_per_die=1.5, background=4))
     xs.append(x), ys.append(y), sources.append(np.full(len(y), -1))
-    x, y = cached(args.work, "negatives" + key, lambda: build_windows(
+    # The no-dice pictures' windows depend on their kinds too; the photos' and scenes' do not.
+    key_negatives = f"{key}|{args.negatives} {','.join(NEGATIVE_KINDS)}"
+    x, y = cached(args.work, "negatives" + key_negatives, lambda: build_windows(
         negatives, 1, args.seed + 8, per_die=0, negatives_per_die=0, background=24))
     xs.append(x), ys.append(y), sources.append(np.full(len(y), -1))
     if args.mine:
         for name, scenes, seed in (("mined synth", synth, args.seed + 6), ("mined negatives", negatives, args.seed + 9)):
-            x, y = cached(args.work, name + key, lambda: mined(scenes, seed))
+            x, y = cached(args.work, name + (key_negatives if "negatives" in name else key),
+                          lambda: mined(scenes, seed))
             xs.append(x), ys.append(y), sources.append(np.full(len(y), -1))
     x, y, source = np.concatenate(xs), np.concatenate(ys), np.concatenate(sources)
     del xs, synth  # gigabytes
@@ -507,7 +511,7 @@ def main(argv: list[str] | None = None) -> int:
         model.train()
 
     net_seed = args.seed if args.net_seed is None else args.net_seed
-    checkpoint = args.work / f"checkpoint-{hashlib.sha1((key + str(net_seed)).encode()).hexdigest()[:12]}.pt"
+    checkpoint = args.work / f"checkpoint-{hashlib.sha1((key_negatives + str(net_seed)).encode()).hexdigest()[:12]}.pt"
     model = train(x, y, source, args.epochs, args.per_epoch, args.real_share, net_seed, checkpoint, checks)
     notes = {"seed": args.seed, "net_seed": net_seed, "photo_sets": set_names, "synthetic": args.synthetic,
              "marbled": args.marbled, "smoky": args.smoky, "game": args.game, "negatives": args.negatives,

@@ -75,8 +75,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="every manifest.jsonl under DIR (its test split unless --split), each photo read with "
                              "its own dice count as the device does; one table, a row per set")
     parser.add_argument("--negatives", type=int, metavar="N", default=0,
-                        help="also read N seeded pictures with no die (text, grids, checkerboards, gradients, "
-                             "noise, wood; seed --seed) and count the dice found in them")
+                        help="also read N seeded pictures with no die (text, headlines, grids, checkerboards, "
+                             "gradients, noise, wood; seed --seed) and count the dice found in them")
     parser.add_argument("--root", type=Path, help="folder the manifest's image paths are relative to (default: the manifest's folder)")
     parser.add_argument("--split", help="only photos of this split (e.g. test; held-out: every tenth train photo, which the networks never trained on)")
     parser.add_argument("--seed", type=int, default=1, help="seed of the synthetic scenes (default 1)")

@@ -2,6 +2,8 @@
 
 `negative_image(rng, width, height)` draws one of `NEGATIVE_KINDS`:
   text          printed lines of words and prices (a menu card, a newspaper, a receipt),
+  headline      big bold letters, a title or a price the size of a die, with dotted leaders
+                and rows of stars (a menu's headings, a poster, a beer mat),
   grid          ruled or squared paper, a board's grid lines,
   checkerboard  squares of two colours, turned and seen at an angle,
   gradient      smooth linear or radial shading,
@@ -22,10 +24,12 @@ import numpy as np
 
 from .textures import smooth_noise
 
-NEGATIVE_KINDS = ("text", "grid", "checkerboard", "gradient", "noise", "wood")
+NEGATIVE_KINDS = ("text", "grid", "checkerboard", "gradient", "noise", "wood", "headline")
 _FONTS = (cv2.FONT_HERSHEY_SIMPLEX, cv2.FONT_HERSHEY_DUPLEX, cv2.FONT_HERSHEY_COMPLEX, cv2.FONT_HERSHEY_TRIPLEX,
           cv2.FONT_HERSHEY_PLAIN, cv2.FONT_HERSHEY_COMPLEX_SMALL, cv2.FONT_HERSHEY_SCRIPT_SIMPLEX)
 _LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789....,,::;;$%&()-+*ñé"
+# Letters and figures with a closed, round counter: big and bold they are a pip in a square.
+_ROUND = "abdegopqABDOPQR04689&"
 
 
 def _colour(rng: np.random.Generator, light: bool | None = None) -> tuple[float, float, float]:
@@ -62,6 +66,39 @@ def _text(rng: np.random.Generator, height: int, width: int) -> np.ndarray:
                     cv2.circle(image, (x + 8 * k, y - line // 4), max(1, thickness), ink, -1, cv2.LINE_AA)
                 x += 100
         y += line
+    return image
+
+
+def _headline(rng: np.random.Generator, height: int, width: int) -> np.ndarray:
+    image, ink, accent = _paper(rng, height, width)
+    font = _FONTS[int(rng.integers(4))]  # the four upright faces; the small and script ones stay thin
+    y = int(rng.integers(0, 60))
+    while y < height + 60:
+        scale = float(rng.uniform(1.4, 5.5))
+        thickness = int(rng.integers(2, max(3, int(3 * scale))))
+        line = cv2.getTextSize("Ag", font, scale, thickness)[0][1]
+        y += int(line * rng.uniform(1.3, 2.0))
+        x = int(rng.integers(-line, line))
+        while x < width:
+            if rng.random() < 0.25:  # a dotted leader, a row of stars or bullets to the price
+                dot = max(2, int(line * rng.uniform(0.06, 0.2)))
+                step = int(dot * rng.uniform(2.2, 4.5))
+                star = rng.random() < 0.4
+                for k in range(int(rng.integers(4, 16))):
+                    centre = (x + step * k, y - line // 3)
+                    if star:
+                        cv2.putText(image, "*", (centre[0] - dot, centre[1] + 2 * dot), font, dot / 6, ink,
+                                    max(1, dot // 2), cv2.LINE_AA)
+                    else:
+                        cv2.circle(image, centre, dot, ink, -1, cv2.LINE_AA)
+                x += step * 16
+                continue
+            pool = _ROUND if rng.random() < 0.6 else _LETTERS
+            word = "".join(pool[int(i)] for i in rng.integers(len(pool), size=int(rng.integers(1, 6))))
+            colour = accent if rng.random() < 0.2 else ink
+            cv2.putText(image, word, (x, y), font, scale, colour, thickness, cv2.LINE_AA)
+            x += cv2.getTextSize(word + " ", font, scale, thickness)[0][0]
+        y += line // 2
     return image
 
 
@@ -127,7 +164,7 @@ def _wood(rng: np.random.Generator, height: int, width: int) -> np.ndarray:
 
 
 _DRAW = {"text": _text, "grid": _grid, "checkerboard": _checkerboard, "gradient": _gradient, "noise": _noise,
-         "wood": _wood}
+         "wood": _wood, "headline": _headline}
 
 
 def _camera(rng: np.random.Generator, flat: np.ndarray, width: int, height: int) -> np.ndarray:
@@ -154,10 +191,11 @@ def _camera(rng: np.random.Generator, flat: np.ndarray, width: int, height: int)
     return cv2.imdecode(cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, quality])[1], cv2.IMREAD_COLOR)
 
 
-def negative_image(rng: np.random.Generator, width: int = 640, height: int = 480, kind: str | None = None) -> np.ndarray:
-    """A BGR uint8 picture of `kind` (one of NEGATIVE_KINDS, drawn when None) with no die."""
+def negative_image(rng: np.random.Generator, width: int = 640, height: int = 480, kind: str | None = None,
+                   kinds: tuple[str, ...] = NEGATIVE_KINDS) -> np.ndarray:
+    """A BGR uint8 picture of `kind` (one of NEGATIVE_KINDS; drawn from `kinds` when None) with no die."""
     if kind is None:
-        kind = NEGATIVE_KINDS[int(rng.integers(len(NEGATIVE_KINDS)))]
+        kind = kinds[int(rng.integers(len(kinds)))]
     if kind not in _DRAW:
         raise ValueError(f"unknown kind {kind!r}: one of {', '.join(NEGATIVE_KINDS)}")
     side = int(math.ceil(1.5 * max(width, height)))  # room to turn and tilt without showing an edge
@@ -165,7 +203,7 @@ def negative_image(rng: np.random.Generator, width: int = 640, height: int = 480
 
 
 def clutter_strip(rng: np.random.Generator, image: np.ndarray, boxes: list[tuple[float, float, float, float]],
-                  max_share: float = 0.3) -> bool:
+                  max_share: float = 0.3, kinds: tuple[str, ...] = NEGATIVE_KINDS) -> bool:
     """Paint a no-dice picture over one edge of `image` (in place), as deep as fits without
     touching any of the dice `boxes` (x0, y0, x1, y1), at most `max_share` of the frame.
     False when no edge had room."""
@@ -183,7 +221,7 @@ def clutter_strip(rng: np.random.Generator, image: np.ndarray, boxes: list[tuple
         depth = int(rng.uniform(0.3, 1.0) * (room - 4))
         if depth < 12:
             continue
-        picture = negative_image(rng, w, h)
+        picture = negative_image(rng, w, h, kinds=kinds)
         mask = np.zeros((h, w), np.float32)
         # a wavy, slightly slanted border, as the edge of a sheet or a keyboard
         along = np.arange(w if side in (0, 2) else h, dtype=np.float32)

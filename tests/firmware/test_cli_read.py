@@ -133,6 +133,16 @@ def test_negative_pictures_are_seeded() -> None:
         negative_image(np.random.default_rng(1), 64, 64, "dice")
 
 
+def test_negative_pictures_drawn_from_the_kinds_given() -> None:
+    """The detector's training keeps the kinds it was trained on: `kinds` limits the draw."""
+    from lab.synth.clutter import negative_image
+
+    drawn = negative_image(np.random.default_rng([3, 4]), 160, 120, kinds=("gradient",))
+    rng = np.random.default_rng([3, 4])
+    rng.integers(1)  # the draw of the kind
+    assert np.array_equal(drawn, negative_image(rng, 160, 120, "gradient"))
+
+
 def test_strange_files_are_errors_and_every_other_photo_is_still_read(
         scene_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from lab.fuzz_inputs import bmp_claiming, png_bomb
