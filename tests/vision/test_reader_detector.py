@@ -110,3 +110,19 @@ def test_small_dice_from_a_high_camera_are_found() -> None:
         result = match_detections(labels, detector().detect(rendered.image))
         found, missed = found + result.found, missed + result.missed
     assert found / (found + missed) >= 0.95, (found, missed)
+
+
+def test_a_die_filling_most_of_a_small_picture_is_found() -> None:
+    # A 128 px crop (a die in a cup, a close-up) is enlarged to the network's input, where a die
+    # that fills 60% of it is bigger than any the network learnt: it is looked for smaller too.
+    found = missed = 0
+    for rendered, labels in synthetic_scenes(16, seed=5, n_dice=1, size_range=(160, 190)):
+        (x0, y0, x1, y1), = [label.box for label in labels]
+        left = int(np.clip((x0 + x1) / 2 - 150, 0, rendered.image.shape[1] - 300))
+        top = int(np.clip((y0 + y1) / 2 - 150, 0, rendered.image.shape[0] - 300))
+        small = cv2.resize(rendered.image[top:top + 300, left:left + 300], (128, 128), interpolation=cv2.INTER_AREA)
+        f = 128 / 300
+        box = ((x0 - left) * f, (y0 - top) * f, (x1 - left) * f, (y1 - top) * f)
+        result = match_detections([LabelledDie(labels[0].value, box, labels[0].ignore)], detector().detect(small))
+        found, missed = found + result.found, missed + result.missed
+    assert missed == 0, (found, missed)

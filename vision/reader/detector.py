@@ -13,8 +13,10 @@ image's longer side). On a grid of cells `STRIDE` input pixels apart it gives OU
 Each local maximum of the die-centre map above the threshold is a die (at most
 `MAX_DETECTIONS`, the likeliest). Touching dice are separate peaks because the network was
 trained on them, not split from a merged blob. When the dice found are very small at the
-network input (a camera far from the tray), or none is found, the image is looked at once
-more at up to 1.5 times the input size.
+network input (a camera far from the tray), the image is looked at once more at up to 1.5
+times the input size. When none is found surely, it is looked at both bigger and at half the
+size (a small picture is enlarged to the input size, and a die filling half of it is then
+bigger than any the network learnt), and the looks' detections are pooled.
 """
 
 from __future__ import annotations
@@ -43,6 +45,7 @@ INPUT_SIDE = 320  # the image's longer side at the network input
 SMALL_DIE_PX = 10.0
 WANTED_DIE_PX = 15.0
 LARGEST_INPUT_SIDE = 480
+SMALLEST_INPUT_SIDE = 160  # ... and at half the input size, where a die filling half the picture fits
 FILL = 128  # padding grey (the training crops' outside is this grey too)
 INPUT_SCALE = 1 / 64.0  # the network sees (pixel - FILL) * INPUT_SCALE
 THRESHOLD = 0.4  # die probability from which a peak is a detection
@@ -114,9 +117,15 @@ class DieDetector:
         sure = [d.size * to_input for d in found if d.score >= THRESHOLD]
         if sure and float(np.median(sure)) >= SMALL_DIE_PX:
             return found
-        wanted = INPUT_SIDE * WANTED_DIE_PX / float(np.median(sure)) if sure else LARGEST_INPUT_SIDE
-        side = min(LARGEST_INPUT_SIDE, ALIGN * math.ceil(wanted / ALIGN))
-        return self.detect_at(image_bgr, side, threshold) if side > INPUT_SIDE else found
+        if sure:
+            wanted = INPUT_SIDE * WANTED_DIE_PX / float(np.median(sure))
+            side = min(LARGEST_INPUT_SIDE, ALIGN * math.ceil(wanted / ALIGN))
+            return self.detect_at(image_bgr, side, threshold) if side > INPUT_SIDE else found
+        # Nothing sure: the dice may be too small for this input or too big for it (a small
+        # picture is enlarged to INPUT_SIDE, and a die filling half of it outgrows the network).
+        looks = found + self.detect_at(image_bgr, LARGEST_INPUT_SIDE, threshold) + \
+            self.detect_at(image_bgr, SMALLEST_INPUT_SIDE, threshold)
+        return suppress_overlaps(looks)
 
 
 def decode(maps: np.ndarray, scale: tuple[float, float], threshold: float, image_hw: tuple[int, int]) -> list[Detection]:
@@ -138,9 +147,13 @@ def decode(maps: np.ndarray, scale: tuple[float, float], threshold: float, image
         angle = math.degrees(math.atan2(float(maps[SIN4, i, j]), float(maps[COS4, i, j]))) / 4.0 % 90.0
         cocked = float(sigmoid(maps[COCKED, i, j]))
         found.append(Detection((x, y), size, angle, float(heat[i, j]), cocked))
-    found.sort(key=lambda d: -d.score)
+    return suppress_overlaps(found)
+
+
+def suppress_overlaps(found: list[Detection]) -> list[Detection]:
+    """The detections, likeliest first, less each that overlaps a likelier one by more than MAX_OVERLAP."""
     kept: list[Detection] = []
-    for d in found:
+    for d in sorted(found, key=lambda d: -d.score):
         if all(overlap(d, k) <= MAX_OVERLAP for k in kept):
             kept.append(d)
     return kept
