@@ -55,6 +55,7 @@ STATUS_EVERY_S = 1.0
 IDLE_SLEEP_S = 0.05  # while the camera is lost: keep buttons and screen alive
 STORAGE_RETRY_S = 5.0
 FRAME_GAP_S = 1.0  # no frame for longer than this: the state machine's time runs on the wall clock
+MEMORY_SAMPLE_FRAMES = 30  # the bench's peak anonymous memory is sampled this often (about once a second)
 
 
 # -- settings changed on the device -----------------------------------------------------------------
@@ -157,6 +158,11 @@ class Stats:
     wall_s: float = 0.0  # the loop's wall time
     cpu_s: float = 0.0  # the process's CPU time during the loop
     peak_rss_mb: float = 0.0
+    # Of it, pages of program files (cv2's library, the networks) mapped from the page cache:
+    # how many depends on what the cache already holds, so the bench also prints the memory
+    # the process itself allocated (anonymous), sampled every MEMORY_SAMPLE_FRAMES frames.
+    file_rss_mb: float = 0.0
+    peak_anon_mb: float = 0.0
     throws_shown: list[float] = field(default_factory=list)  # frame in -> options on screen, seconds
     settle_to_screen: list[float] = field(default_factory=list)  # event out of the tracker -> screen
 
@@ -164,19 +170,25 @@ class Stats:
         path.write_text(json.dumps(asdict(self)), encoding="utf-8")
 
 
+def memory_mb(*fields: str) -> dict[str, float]:
+    """Fields of /proc/self/status in MiB (VmHWM, RssAnon, RssFile); those it lacks are absent."""
+    found: dict[str, float] = {}
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                name, _, value = line.partition(":")
+                if name in fields:
+                    found[name] = int(value.split()[0]) / 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return found
+
+
 def peak_rss_mb() -> float:
     """This process's peak resident memory in MiB: VmHWM from /proc (getrusage's ru_maxrss
     would also count the parent's memory at fork, which a child started by a big process
     inherits on Linux)."""
-    try:
-        with open("/proc/self/status", encoding="ascii") as status:
-            for line in status:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1]) / 1024
-    except OSError:
-        pass
-
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    return memory_mb("VmHWM").get("VmHWM") or resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 class Tracker(Protocol):
@@ -345,8 +357,14 @@ class Service:
             self.stats.wall_s = time.perf_counter() - wall
             self.stats.cpu_s = time.process_time() - cpu
             self.stats.peak_rss_mb = peak_rss_mb()
+            self.stats.file_rss_mb = memory_mb("RssFile").get("RssFile", 0.0)
+            self._sample_memory()
             self.shutdown()
         return 0
+
+    def _sample_memory(self) -> None:
+        anon = memory_mb("RssAnon").get("RssAnon", 0.0)
+        self.stats.peak_anon_mb = max(self.stats.peak_anon_mb, anon)
 
     def step(self) -> bool:
         """One pass of the loop; False when a finite camera source has ended (and we exit then)."""
@@ -354,6 +372,8 @@ class Service:
         shown_after: float | None = None
         if frame is not None:
             self.stats.frames += 1
+            if self.stats.frames % MEMORY_SAMPLE_FRAMES == 0:
+                self._sample_memory()
             self.frame_t = frame.t
             self._frame_wall = self.clock()
             started = time.perf_counter()

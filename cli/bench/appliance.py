@@ -56,6 +56,12 @@ def _service(work: Path, name: str, camera: str, buttons: str) -> tuple[dict, fl
     return data, wall, code
 
 
+def _memory_parts(stats: dict) -> str:
+    return (f"    of which program files mapped from the page cache {stats.get('file_rss_mb', 0.0):.1f} MB at the end "
+            f"(more when the cache holds them already); allocated by the service: peak "
+            f"{stats.get('peak_anon_mb', 0.0):.1f} MB")
+
+
 def _decode_share(session: Path, fps: float, frames: int = 150) -> float:
     """The share of one core that decoding the session's JPEG frames takes at `fps`."""
     cv2.setNumThreads(1)
@@ -87,6 +93,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"  frames: {stats['frames']} in {stats['wall_s']:.1f} s (replayed as fast as it runs)")
         peak = stats["peak_rss_mb"]
         print(f"  peak RSS: {peak:.1f} MB (target <= {TARGET_RSS_MB:.0f} MB: {'met' if peak <= TARGET_RSS_MB else 'MISSED'})")
+        print(_memory_parts(stats))
         if latencies:
             print(f"  throw settled -> options on screen: median {statistics.median(latencies):.0f} ms, "
                   f"max {max(latencies):.0f} ms over {len(latencies)} throws "
@@ -111,5 +118,6 @@ def run(args: argparse.Namespace) -> int:
         print(f"    of which decoding the replay's JPEG frames (a camera delivers raw frames): "
               f"{100 * decode:.1f} %, so about {100 * max(0.0, cpu - decode):.1f} % for the service itself")
         print(f"  peak RSS: {stats['peak_rss_mb']:.1f} MB")
+        print(_memory_parts(stats))
         print(f"load average {os.getloadavg()[0]:.2f} at the end (other work on this machine skews timings)")
     return 0
