@@ -473,14 +473,17 @@ def main(argv: list[str] | None = None) -> int:
 
     key = f"{sorted(s.name for s in photos)}|{args.seed}|{args.synthetic}|{args.marbled}|{args.smoky}|{args.game}|" \
           f"{GEOMETRY}|v5"
+    # The photos' windows depend on the shipped detector too: it finds tomitomi's faces and
+    # it makes the mined windows. The scenes' and no-dice pictures' own windows do not.
+    detector = f"|detector {photo_sets.detector_hash()}"
     xs, ys, sources = [], [], []
     for k, name in enumerate(set_names):
         scenes = [s for s in fit_photos if s.set_name == name]
-        x, y = cached(args.work, f"real {name}" + key, lambda: build_windows(
+        x, y = cached(args.work, f"real {name}" + key + detector, lambda: build_windows(
             scenes, 2, args.seed + 10 + k, per_die=3, negatives_per_die=1.5, background=4))
         xs.append(x), ys.append(y), sources.append(np.full(len(y), k))
         if args.mine:
-            x, y = cached(args.work, f"mined real {name}" + key, lambda: mined(scenes, args.seed + 30 + k))
+            x, y = cached(args.work, f"mined real {name}" + key + detector, lambda: mined(scenes, args.seed + 30 + k))
             xs.append(x), ys.append(y), sources.append(np.full(len(y), k))
     x, y = cached(args.work, "synth" + key, lambda: build_windows(
         synth, 1, args.seed + 1, per_die=3, negatives_per_die=1.5, background=4))
@@ -492,7 +495,7 @@ def main(argv: list[str] | None = None) -> int:
     xs.append(x), ys.append(y), sources.append(np.full(len(y), -1))
     if args.mine:
         for name, scenes, seed in (("mined synth", synth, args.seed + 6), ("mined negatives", negatives, args.seed + 9)):
-            x, y = cached(args.work, name + (key_negatives if "negatives" in name else key),
+            x, y = cached(args.work, name + (key_negatives if "negatives" in name else key) + detector,
                           lambda: mined(scenes, seed))
             xs.append(x), ys.append(y), sources.append(np.full(len(y), -1))
     x, y, source = np.concatenate(xs), np.concatenate(ys), np.concatenate(sources)
@@ -511,7 +514,7 @@ def main(argv: list[str] | None = None) -> int:
         model.train()
 
     net_seed = args.seed if args.net_seed is None else args.net_seed
-    checkpoint = args.work / f"checkpoint-{hashlib.sha1((key_negatives + str(net_seed)).encode()).hexdigest()[:12]}.pt"
+    checkpoint = args.work / f"checkpoint-{hashlib.sha1((key_negatives + detector + str(net_seed)).encode()).hexdigest()[:12]}.pt"
     model = train(x, y, source, args.epochs, args.per_epoch, args.real_share, net_seed, checkpoint, checks)
     notes = {"seed": args.seed, "net_seed": net_seed, "photo_sets": set_names, "synthetic": args.synthetic,
              "marbled": args.marbled, "smoky": args.smoky, "game": args.game, "negatives": args.negatives,
