@@ -62,3 +62,30 @@ def test_the_classifier_runs_in_opencv_as_in_torch(torch, tmp_path: Path) -> Non
         want = model(torch.from_numpy(x)).numpy()
     np.testing.assert_allclose(net.logits(x), want, rtol=1e-3, atol=1e-3)
     assert net.temperature == 1.5
+
+
+def test_the_scenes_do_not_depend_on_how_many_processes_render_them(tmp_path: Path) -> None:
+    sys.path.insert(0, str(SCRIPTS))
+    try:
+        import train_detector
+    finally:
+        sys.path.remove(str(SCRIPTS))
+
+    train_detector.render_synthetic(tmp_path / "one", 3, 7000, workers=1)
+    train_detector.render_synthetic(tmp_path / "two", 3, 7000, workers=2)
+    for i in range(3):
+        for suffix in (".png", ".json"):
+            name = f"{i:06d}{suffix}"
+            assert (tmp_path / "one" / name).read_bytes() == (tmp_path / "two" / name).read_bytes(), name
+
+
+def test_the_crop_stream_gives_one_batch_a_step_whatever_its_workers(torch) -> None:
+    import train_detector
+
+    image = np.full((120, 160, 3), 90, np.uint8)
+    die = train_detector.Die((80.0, 60.0), 20.0, 0.0, 24.0, 0.0, False)
+    scene = train_detector.Sample(image, [die], real=False)
+    for workers in (0, 1, 3):
+        stream = train_detector.CropStream({"set": [scene]}, [scene], [scene], 2, 0.5, 0.1, 0, 3, 10)
+        batches = torch.utils.data.DataLoader(stream, batch_size=None, num_workers=workers)
+        assert sum(1 for _ in batches) == 7, workers
