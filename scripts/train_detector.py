@@ -633,6 +633,11 @@ def main() -> int:
     parser.add_argument("--checkpoint-every", type=int, default=250)
     parser.add_argument("--render-only", action="store_true", help="only render the synthetic scenes")
     args = parser.parse_args()
+    if args.device.startswith("cuda") and not args.render_only:
+        import torch  # before the scenes are rendered, which can take 20 minutes
+
+        if not torch.cuda.is_available():
+            parser.error(f"--device {args.device}: torch {torch.__version__} sees no GPU here; train with --device cpu")
 
     train_cache = args.work / f"synth-{args.synth_seed}"
     val_cache = args.work / f"synth-{args.synth_seed + 1}"

@@ -89,3 +89,17 @@ def test_the_crop_stream_gives_one_batch_a_step_whatever_its_workers(torch) -> N
         stream = train_detector.CropStream({"set": [scene]}, [scene], [scene], 2, 0.5, 0.1, 0, 3, 10)
         batches = torch.utils.data.DataLoader(stream, batch_size=None, num_workers=workers)
         assert sum(1 for _ in batches) == 7, workers
+
+
+def test_asking_for_a_gpu_where_there_is_none_stops_before_any_work(torch, tmp_path: Path, monkeypatch, capsys) -> None:
+    import train_detector
+
+    if torch.cuda.is_available():
+        pytest.skip("this machine has a GPU")
+    monkeypatch.setattr(sys, "argv", ["train_detector.py", "--device", "cuda", "--work", str(tmp_path / "work"),
+                                      "--synthetic", "1", "--val-synthetic", "1"])
+    with pytest.raises(SystemExit) as stop:
+        train_detector.main()
+    assert stop.value.code == 2
+    assert "sees no GPU here" in capsys.readouterr().err
+    assert not (tmp_path / "work").exists()
