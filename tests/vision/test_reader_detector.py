@@ -126,3 +126,14 @@ def test_a_die_filling_most_of_a_small_picture_is_found() -> None:
         result = match_detections([LabelledDie(labels[0].value, box, labels[0].ignore)], detector().detect(small))
         found, missed = found + result.found, missed + result.missed
     assert missed == 0, (found, missed)
+
+
+def test_pooled_looks_keep_at_most_max_detections(monkeypatch: pytest.MonkeyPatch) -> None:
+    # With nothing sure the image is looked at three times; each look decodes at most
+    # MAX_DETECTIONS peaks, and so must their pool (the reader's work per frame is bounded).
+    def look(self, image, side, threshold=dn.THRESHOLD):
+        return [dn.Detection((10.0 + 20 * k, side / 8), 8.0, 0.0, 0.2, 0.0) for k in range(dn.MAX_DETECTIONS)]
+
+    monkeypatch.setattr(DieDetector, "detect_at", look)
+    found = detector().detect(np.zeros((480, 640, 3), np.uint8), threshold=0.1)
+    assert len(found) == dn.MAX_DETECTIONS

@@ -125,7 +125,7 @@ class DieDetector:
         # picture is enlarged to INPUT_SIDE, and a die filling half of it outgrows the network).
         looks = found + self.detect_at(image_bgr, LARGEST_INPUT_SIDE, threshold) + \
             self.detect_at(image_bgr, SMALLEST_INPUT_SIDE, threshold)
-        return suppress_overlaps(looks)
+        return suppress_overlaps(looks)[:MAX_DETECTIONS]
 
 
 def decode(maps: np.ndarray, scale: tuple[float, float], threshold: float, image_hw: tuple[int, int]) -> list[Detection]:
