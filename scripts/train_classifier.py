@@ -473,8 +473,9 @@ def main(argv: list[str] | None = None) -> int:
 
     key = f"{sorted(s.name for s in photos)}|{args.seed}|{args.synthetic}|{args.marbled}|{args.smoky}|{args.game}|" \
           f"{GEOMETRY}|v5"
-    # The photos' windows depend on the shipped detector too: it finds tomitomi's faces and
-    # it makes the mined windows. The scenes' and no-dice pictures' own windows do not.
+    # Windows are cached under what they depend on: the photos' also on the shipped detector
+    # (it finds tomitomi's faces), the mined ones too (they are where it looks), the no-dice
+    # pictures' also on their count and kinds.
     detector = f"|detector {photo_sets.detector_hash()}"
     xs, ys, sources = [], [], []
     for k, name in enumerate(set_names):
@@ -488,15 +489,14 @@ def main(argv: list[str] | None = None) -> int:
     x, y = cached(args.work, "synth" + key, lambda: build_windows(
         synth, 1, args.seed + 1, per_die=3, negatives_per_die=1.5, background=4))
     xs.append(x), ys.append(y), sources.append(np.full(len(y), -1))
-    # The no-dice pictures' windows depend on their kinds too; the photos' and scenes' do not.
     key_negatives = f"{key}|{args.negatives} {','.join(NEGATIVE_KINDS)}"
     x, y = cached(args.work, "negatives" + key_negatives, lambda: build_windows(
         negatives, 1, args.seed + 8, per_die=0, negatives_per_die=0, background=24))
     xs.append(x), ys.append(y), sources.append(np.full(len(y), -1))
     if args.mine:
-        for name, scenes, seed in (("mined synth", synth, args.seed + 6), ("mined negatives", negatives, args.seed + 9)):
-            x, y = cached(args.work, name + (key_negatives if "negatives" in name else key) + detector,
-                          lambda: mined(scenes, seed))
+        for name, scenes, seed, scenes_key in (("mined synth", synth, args.seed + 6, key),
+                                               ("mined negatives", negatives, args.seed + 9, key_negatives)):
+            x, y = cached(args.work, name + scenes_key + detector, lambda: mined(scenes, seed))
             xs.append(x), ys.append(y), sources.append(np.full(len(y), -1))
     x, y, source = np.concatenate(xs), np.concatenate(ys), np.concatenate(sources)
     del xs, synth  # gigabytes

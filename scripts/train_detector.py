@@ -64,7 +64,8 @@ MAX_DIE_INPUT_PX = 170.0  # the biggest die at the network input: about half of 
 SET_WEIGHTS = {"nell-byler": 0.25, "rune55": 0.3, "dice3": 0.3, "tomitomi": 0.15}
 # The kinds of no-dice picture the shipped detector was trained on. One trained with headlines
 # too (900 pictures), and the classifier retrained after it, read held-out photos of three sets
-# better but tomitomi's worse, and gave more sure dice on no-dice pictures: it did not ship.
+# better but tomitomi's worse (a one's big pip taken for the die), with one more sure wrong die
+# and, on one seed of no-dice pictures, more sure dice (level over three seeds): it did not ship.
 DETECTOR_NEGATIVE_KINDS = ("text", "grid", "checkerboard", "gradient", "noise", "wood")
 
 
