@@ -59,6 +59,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))
 
 import classifier_data as data  # noqa: E402
+from checkpoints import checkpoint_path  # noqa: E402
 import photo_sets  # noqa: E402
 from lab.synth.clutter import NEGATIVE_KINDS  # noqa: E402
 from vision.reader import classifier  # noqa: E402
@@ -405,6 +406,14 @@ def report(name: str, probabilities: np.ndarray, y: np.ndarray) -> dict:
     return figures
 
 
+def run_checkpoint(work: Path, windows_key: str, net_seed: int, args: argparse.Namespace) -> Path:
+    """The checkpoint of a run on the windows of `windows_key` with the network and schedule
+    of `args` (`checkpoints`)."""
+    return checkpoint_path(work, "checkpoint", {
+        "windows": windows_key, "net_seed": net_seed, "widths": args.widths, "convs": args.convs,
+        "hidden": args.hidden, "epochs": args.epochs, "per_epoch": args.per_epoch, "real_share": args.real_share})
+
+
 def main(argv: list[str] | None = None) -> int:
     global GEOMETRY, CONV_WIDTHS, HIDDEN, CONVS_PER_STAGE
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -514,7 +523,7 @@ def main(argv: list[str] | None = None) -> int:
         model.train()
 
     net_seed = args.seed if args.net_seed is None else args.net_seed
-    checkpoint = args.work / f"checkpoint-{hashlib.sha1((key_negatives + detector + str(net_seed)).encode()).hexdigest()[:12]}.pt"
+    checkpoint = run_checkpoint(args.work, key_negatives + detector, net_seed, args)
     model = train(x, y, source, args.epochs, args.per_epoch, args.real_share, net_seed, checkpoint, checks)
     notes = {"seed": args.seed, "net_seed": net_seed, "photo_sets": set_names, "synthetic": args.synthetic,
              "marbled": args.marbled, "smoky": args.smoky, "game": args.game, "negatives": args.negatives,

@@ -54,6 +54,7 @@ sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "scripts"))
 
 import photo_sets  # noqa: E402
+from checkpoints import checkpoint_path  # noqa: E402
 from vision.reader.detector import (ALIGN, COCKED, COS4, FILL, HEAT, INPUT_SCALE, INPUT_SIDE, KIND,  # noqa: E402
                                     LOG_SIZE, MODEL_PATH, OFFSET_X, OFFSET_Y, OUTPUT_NAMES, OUTPUTS, SIN4,
                                     SIZE_UNIT, STRIDE, normalise)
@@ -67,6 +68,9 @@ SET_WEIGHTS = {"nell-byler": 0.25, "rune55": 0.3, "dice3": 0.3, "tomitomi": 0.15
 # better but tomitomi's worse (a one's big pip taken for the die), with one more sure wrong die
 # and, on one seed of no-dice pictures, more sure dice (level over three seeds): it did not ship.
 DETECTOR_NEGATIVE_KINDS = ("text", "grid", "checkerboard", "gradient", "noise", "wood")
+# options that change how fast a run goes, not what it learns: a checkpoint does not depend on them
+SPEED_OPTIONS = ("out", "work", "photos", "threads", "workers", "render_workers", "device", "eval_every",
+                 "checkpoint_every", "render_only")
 
 
 @dataclass(frozen=True)
@@ -609,7 +613,16 @@ def evaluate(model_path: Path, samples: list[Sample], thresholds=(0.3, 0.4, 0.5)
 # ------------------------------------------------------------------ main
 
 
-def main() -> int:
+def run_checkpoint(args: argparse.Namespace, fit_photos: list[photo_sets.Photo]) -> Path:
+    """The checkpoint of a run with these options on these photos (`checkpoints`)."""
+    return checkpoint_path(args.work, "checkpoint", {
+        "options": {k: v for k, v in vars(args).items() if k not in SPEED_OPTIONS},
+        "negative kinds": DETECTOR_NEGATIVE_KINDS, "faces by": photo_sets.detector_hash(),
+        "photos": sorted(f"{p.set_name}/{p.path.name}" for p in fit_photos)})
+
+
+def parse_options(argv: list[str] | None = None) -> argparse.Namespace:
+    """The command line's options (sys.argv's when `argv` is None)."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, default=MODEL_PATH, help="the ONNX file to write (and its .json)")
     parser.add_argument("--work", type=Path, default=Path("/tmp/cubilete-detector"),
@@ -633,16 +646,20 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--checkpoint-every", type=int, default=250)
     parser.add_argument("--render-only", action="store_true", help="only render the synthetic scenes")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     if args.device.startswith("cuda") and not args.render_only:
         import torch  # before the scenes are rendered, which can take 20 minutes
 
         if not torch.cuda.is_available():
             parser.error(f"--device {args.device}: torch {torch.__version__} sees no GPU here; train with --device cpu")
+    return args
+
+
+def main() -> int:
+    args = parse_options()
 
     train_cache = args.work / f"synth-{args.synth_seed}"
     val_cache = args.work / f"synth-{args.synth_seed + 1}"
-    checkpoint = args.work / f"checkpoint-seed{args.seed}-steps{args.steps}.pt"
     started = time.time()
     render_synthetic(train_cache, args.synthetic, args.synth_seed, args.render_workers)
     render_synthetic(val_cache, args.val_synthetic, args.synth_seed + 1, args.render_workers)
@@ -671,6 +688,7 @@ def main() -> int:
           + f"; {len(synth_train)} synthetic scenes (+{len(synth_val)} held out), {len(negatives)} no-dice pictures;"
           f" loaded at {time.time() - started:.0f} s", flush=True)
 
+    checkpoint = run_checkpoint(args, fit_photos)
     device = torch.device(args.device)
     model = torch_model().to(device)
     optimiser = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)

@@ -103,3 +103,46 @@ def test_asking_for_a_gpu_where_there_is_none_stops_before_any_work(torch, tmp_p
     assert stop.value.code == 2
     assert "sees no GPU here" in capsys.readouterr().err
     assert not (tmp_path / "work").exists()
+
+
+def scripts_module(name: str):
+    sys.path.insert(0, str(SCRIPTS))
+    try:
+        return __import__(name)
+    finally:
+        sys.path.remove(str(SCRIPTS))
+
+
+def test_a_detector_run_with_other_training_options_does_not_resume_another_runs_checkpoint(tmp_path: Path) -> None:
+    train_detector = scripts_module("train_detector")
+    photos = [scripts_module("photo_sets").Photo("set", tmp_path / "a.png", ())]
+
+    def checkpoint(*options: str) -> Path:
+        return train_detector.run_checkpoint(train_detector.parse_options(["--work", str(tmp_path), *options]), photos)
+
+    plain = checkpoint()
+    assert plain.parent == tmp_path
+    # the same run, faster or elsewhere, resumes
+    assert checkpoint("--workers", "14", "--threads", "4", "--device", "cpu", "--eval-every", "0") == plain
+    # another run does not: a longer schedule, other data, another network seed, other photos
+    others = {checkpoint("--steps", "24000"), checkpoint("--lr", "0.001"), checkpoint("--negatives", "900"),
+              checkpoint("--seed", "1"), checkpoint("--real-share", "0.6"),
+              train_detector.run_checkpoint(train_detector.parse_options(["--work", str(tmp_path)]), photos[:0])}
+    assert plain not in others and len(others) == 6
+
+
+def test_a_classifier_run_with_another_network_or_schedule_does_not_resume_another_runs_checkpoint(tmp_path: Path) -> None:
+    import argparse
+
+    train_classifier = scripts_module("train_classifier")
+    shipped = dict(widths="24,48,96", convs=1, hidden=128, epochs=20, per_epoch=100000, real_share=0.5)
+
+    def checkpoint(windows: str = "windows", net_seed: int = 1, **changes) -> Path:
+        return train_classifier.run_checkpoint(tmp_path, windows, net_seed, argparse.Namespace(**{**shipped, **changes}))
+
+    plain = checkpoint()
+    assert checkpoint() == plain
+    others = {checkpoint(epochs=30), checkpoint(widths="16,32,64"), checkpoint(convs=2), checkpoint(hidden=96),
+              checkpoint(per_epoch=50000), checkpoint(real_share=0.6), checkpoint(net_seed=2),
+              checkpoint(windows="other windows")}
+    assert plain not in others and len(others) == 8
