@@ -644,9 +644,21 @@ def parse_options(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--eval-every", type=int, default=3000,
                         help="export and measure on the held-out photos every this many steps (0: at the end only)")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--stem", type=int, default=Layout.stem, help="channels of the stride-2 stem")
+    parser.add_argument("--stages", default=",".join(map(str, Layout.stages)),
+                        help="channels of the stages at strides 4, 8, 16 and 32 (comma-separated)")
+    parser.add_argument("--head", type=int, default=Layout.head, help="channels of the head's 3x3 conv")
     parser.add_argument("--checkpoint-every", type=int, default=250)
     parser.add_argument("--render-only", action="store_true", help="only render the synthetic scenes")
     args = parser.parse_args(argv)
+    try:
+        args.layout = Layout(args.stem, tuple(int(w) for w in args.stages.split(",")), args.head)
+    except ValueError:
+        parser.error(f"--stages {args.stages!r}: give channel counts separated by commas, e.g. 16,24,40,64")
+    if not 2 <= len(args.layout.stages) <= 4 or min(args.layout.stages + (args.stem, args.head)) < 1:
+        # more than four stages would need inputs aligned to more than ALIGN pixels
+        parser.error(f"--stem {args.stem} --stages {args.stages} --head {args.head}: a layout has two to four "
+                     "stages and at least one channel everywhere")
     if args.device.startswith("cuda") and not args.render_only:
         import torch  # before the scenes are rendered, which can take 20 minutes
 
@@ -690,7 +702,7 @@ def main() -> int:
 
     checkpoint = run_checkpoint(args, fit_photos)
     device = torch.device(args.device)
-    model = torch_model().to(device)
+    model = torch_model(args.layout).to(device)
     optimiser = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
     schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, max_lr=args.lr, total_steps=args.steps,
                                                    pct_start=0.05, final_div_factor=100)
@@ -737,6 +749,7 @@ def main() -> int:
              "real_share": args.real_share, "negative_share": args.negative_share, "set_weights": SET_WEIGHTS,
              "photo_sets": sorted(real_train), "threads": args.threads, "workers": args.workers,
              "device": args.device, "training_minutes": round(minutes, 1),
+             "layout": {"stem": args.layout.stem, "stages": list(args.layout.stages), "head": args.layout.head},
              "torch": torch.__version__}
     export_onnx(model, work_model, notes)
     figures = {name: evaluate(work_model, samples) for name, samples in sorted(real_val.items())}

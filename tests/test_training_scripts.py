@@ -24,13 +24,14 @@ def torch():
     sys.path.remove(str(SCRIPTS))
 
 
-def test_the_detector_runs_in_opencv_as_in_torch(torch, tmp_path: Path) -> None:
+@pytest.mark.parametrize("stages", ["16,24,40,64", "8,16,24"])
+def test_the_detector_runs_in_opencv_as_in_torch(torch, tmp_path: Path, stages: str) -> None:
     import train_detector
 
     from vision.reader.detector import DieDetector
 
     torch.manual_seed(3)
-    model = train_detector.torch_model()
+    model = train_detector.torch_model(train_detector.parse_options(["--stages", stages, "--head", "16"]).layout)
     for module in model.modules():  # batch norm statistics as after training, not the identity
         if isinstance(module, torch.nn.BatchNorm2d):
             module.running_mean.uniform_(-0.5, 0.5)
@@ -126,9 +127,19 @@ def test_a_detector_run_with_other_training_options_does_not_resume_another_runs
     assert checkpoint("--workers", "14", "--threads", "4", "--device", "cpu", "--eval-every", "0") == plain
     # another run does not: a longer schedule, other data, another network seed, other photos
     others = {checkpoint("--steps", "24000"), checkpoint("--lr", "0.001"), checkpoint("--negatives", "900"),
-              checkpoint("--seed", "1"), checkpoint("--real-share", "0.6"),
+              checkpoint("--seed", "1"), checkpoint("--real-share", "0.6"), checkpoint("--stages", "8,16,24,32"),
+              checkpoint("--head", "16"),
               train_detector.run_checkpoint(train_detector.parse_options(["--work", str(tmp_path)]), photos[:0])}
-    assert plain not in others and len(others) == 6
+    assert plain not in others and len(others) == 8
+
+
+@pytest.mark.parametrize("stages", ["16,x", "16", "8,8,8,8,8", "16,0,24"])
+def test_a_detector_layout_that_cannot_be_built_is_refused_with_a_clear_message(stages: str, capsys) -> None:
+    train_detector = scripts_module("train_detector")
+    with pytest.raises(SystemExit) as stop:
+        train_detector.parse_options(["--stages", stages])
+    assert stop.value.code == 2
+    assert f"--stages {stages}" in capsys.readouterr().err.replace("'", "")
 
 
 def test_a_classifier_run_with_another_network_or_schedule_does_not_resume_another_runs_checkpoint(tmp_path: Path) -> None:
