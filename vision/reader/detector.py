@@ -182,6 +182,12 @@ def detector() -> DieDetector:
     return _detector
 
 
+def use_model(path: Path) -> None:
+    """Detect with the model file at `path` from now on (to compare trained models)."""
+    global _detector
+    _detector = DieDetector(path)
+
+
 def detect(image_bgr: np.ndarray, threshold: float = THRESHOLD) -> list[Detection]:
     """Every die's top face in a BGR uint8 image (see the module docstring)."""
     return detector().detect(image_bgr, threshold)

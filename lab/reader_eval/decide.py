@@ -1,0 +1,189 @@
+"""Whether a retrained network may replace the shipped one, judged only where tuning is allowed.
+
+    python -m lab.reader_eval.decide --classifier NEW.onnx [--detector NEW.onnx]
+
+Reads the same pictures with the shipped networks and with the candidate (a network not
+given is the shipped one) and prints both, side by side:
+  * the held-out train photos of every set under ../shared/data/dice-photos/ (every tenth
+    train photo, which the training scripts keep from the networks), each with its own dice
+    count, as the device reads;
+  * seeded no-dice pictures (text, headlines, grids, ...) of seeds DECISION_NEGATIVE_SEEDS,
+    read without a count: the dice read surely in them;
+  * synthetic game scenes of seeds DECISION_SYNTHETIC_SEEDS, read without a count.
+None of these is a set `cubilete bench vision` reports (test splits, negatives of seed 1,
+synthetic seeds 1 and 2), so a network chosen here is still measured on pictures no choice
+saw. The verdict applies the standing rule (GATES, written before any candidate was read):
+a candidate that passes reads no worse; whether it is better, in accuracy or in speed, is
+for the deltas printed beside it to show.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from lab import synth
+from lab.reader_eval.classifier_bench import SHARED
+from lab.reader_eval.evaluate import HELD_OUT, load_manifest, match_photo, summarise
+from lab.synth.clutter import NEGATIVE_KINDS, negative_image
+from vision.reader import classifier, detector
+from vision.reader.reader import load_models, read_dice
+from vision.reading import SURE_CONFIDENCE
+
+DICE_PHOTOS = SHARED / "data" / "dice-photos"
+DECISION_NEGATIVE_SEEDS = (77, 78, 79)
+DECISION_SYNTHETIC_SEEDS = (11, 12)
+# The standing rule: a candidate passes when none of these gets worse by more than this.
+MAX_ACCURACY_DROP = 0.003  # per-die accuracy, on any held-out set or synthetic seed
+GATES = (
+    f"no held-out set's or synthetic seed's per-die accuracy drops by more than {100 * MAX_ACCURACY_DROP:.1f} points",
+    "sure but wrong dice do not rise in total, on the held-out photos nor on the synthetic scenes",
+    "sure dice on the no-dice pictures do not rise in total",
+)
+
+
+@dataclass
+class Figures:
+    """What one pair of networks did on the decision sets."""
+
+    held_out: dict[str, dict]  # set name -> the bench's summary of its held-out photos
+    synthetic: dict[int, dict]  # seed -> summary
+    negatives: dict[int, int]  # seed -> dice read surely
+    median_ms: float  # reading a held-out photo or a synthetic scene
+
+    def to_json(self) -> dict:
+        return {"held_out": self.held_out, "synthetic": {str(k): v for k, v in self.synthetic.items()},
+                "negatives": {str(k): v for k, v in self.negatives.items()}, "median_ms": self.median_ms}
+
+
+def read_labelled(root: Path, photos: list, with_count: bool, ms: list[float]) -> dict:
+    results = []
+    for photo in photos:
+        image = cv2.imread(str(root / photo.image), cv2.IMREAD_COLOR)
+        if image is None:
+            raise OSError(f"cannot read {root / photo.image}")
+        started = time.perf_counter()
+        reading = read_dice(image, len(photo.dice) if with_count else None)
+        ms.append((time.perf_counter() - started) * 1000)
+        results.append(match_photo(photo.dice, reading, photo.image, ms[-1]))
+    summary = summarise(results)
+    return {**summary.to_json(), "asked_rate": round(summary.asked_rate, 4)}
+
+
+def sure_dice_on_negatives(count: int, seed: int) -> int:
+    """Dice read surely in `count` no-dice pictures of `seed` (as `cubilete bench vision --negatives`)."""
+    sure = 0
+    for i in range(count):
+        image = negative_image(np.random.default_rng([seed, 10**6 + i]), 640, 480, NEGATIVE_KINDS[i % len(NEGATIVE_KINDS)])
+        sure += sum(d.confidence >= SURE_CONFIDENCE for d in read_dice(image).dice)
+    return sure
+
+
+def measure(photo_sets: dict[str, tuple[Path, list]], scenes: dict[int, tuple[Path, list]], negatives: int) -> Figures:
+    """The figures of the networks in use now."""
+    load_models()
+    ms: list[float] = []
+    held = {name: read_labelled(root, photos, True, ms) for name, (root, photos) in photo_sets.items()}
+    synthetic = {seed: read_labelled(root, photos, False, ms) for seed, (root, photos) in scenes.items()}
+    negative = {seed: sure_dice_on_negatives(negatives, seed) for seed in DECISION_NEGATIVE_SEEDS}
+    return Figures(held, synthetic, negative, float(np.median(ms)) if ms else float("nan"))
+
+
+def verdict(shipped: Figures, candidate: Figures) -> list[str]:
+    """The gates the candidate fails (GATES); none when it passes."""
+    failed = []
+    drops = [f"{name} {key} {100 * (shipped_rows[key]['accuracy'] - candidate_rows[key]['accuracy']):.2f}"
+             for name, shipped_rows, candidate_rows in (("held-out", shipped.held_out, candidate.held_out),
+                                                         ("synthetic", shipped.synthetic, candidate.synthetic))
+             for key in shipped_rows
+             if shipped_rows[key]["accuracy"] - candidate_rows[key]["accuracy"] > MAX_ACCURACY_DROP + 1e-9]
+    if drops:
+        failed.append("per-die accuracy dropped (points): " + ", ".join(drops))
+    for name, before, after in (("held-out", shipped.held_out, candidate.held_out),
+                                ("synthetic", shipped.synthetic, candidate.synthetic)):
+        was, now = sum(r["sure_wrong"] for r in before.values()), sum(r["sure_wrong"] for r in after.values())
+        if now > was:
+            failed.append(f"sure but wrong on the {name} pictures rose from {was} to {now}")
+    was, now = sum(shipped.negatives.values()), sum(candidate.negatives.values())
+    if now > was:
+        failed.append(f"sure dice on the no-dice pictures rose from {was} to {now}")
+    return failed
+
+
+def table(shipped: Figures, candidate: Figures) -> str:
+    lines = [f"{'pictures':<22} {'per die':>17} {'exact':>15} {'sure wrong':>11} {'asked':>15}"]
+
+    def row(name: str, a: dict, b: dict) -> str:
+        return (f"{name:<22} {100 * a['accuracy']:7.2f} -> {100 * b['accuracy']:6.2f} "
+                f"{100 * a['exact_rate']:5.1f} -> {100 * b['exact_rate']:5.1f} {a['sure_wrong']:4d} -> {b['sure_wrong']:3d} "
+                f"{100 * a['asked_rate']:5.1f} -> {100 * b['asked_rate']:5.1f}")
+
+    for name in shipped.held_out:
+        lines.append(row(f"held-out {name}", shipped.held_out[name], candidate.held_out[name]))
+    for seed in shipped.synthetic:
+        lines.append(row(f"synthetic seed {seed}", shipped.synthetic[seed], candidate.synthetic[seed]))
+    lines.append(f"{'no-dice, sure dice':<22} " + ", ".join(
+        f"seed {s}: {shipped.negatives[s]} -> {candidate.negatives[s]}" for s in shipped.negatives))
+    lines.append(f"{'ms per picture, median':<22} {shipped.median_ms:7.1f} -> {candidate.median_ms:6.1f}")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m lab.reader_eval.decide", description=__doc__.splitlines()[0])
+    parser.add_argument("--classifier", type=Path, help="the candidate die-value network (default: the shipped one)")
+    parser.add_argument("--detector", type=Path, help="the candidate detector (default: the shipped one)")
+    parser.add_argument("--photos", type=Path, default=DICE_PHOTOS, help="folder of the photo sets")
+    parser.add_argument("--negatives", type=int, default=700, help="no-dice pictures of each seed")
+    parser.add_argument("--synthetic", type=int, default=200, help="synthetic scenes of each seed")
+    parser.add_argument("--json", action="store_true", help="print the figures and the verdict as JSON")
+    args = parser.parse_args(argv)
+    if args.classifier is None and args.detector is None:
+        parser.error("give a candidate: --classifier, --detector or both")
+    cv2.setNumThreads(1)
+    try:  # a candidate that cannot be read stops the run before anything is measured
+        for path, network in ((args.classifier, classifier.ValueNet), (args.detector, detector.DieDetector)):
+            if path is not None:
+                network(path)
+    except (OSError, ValueError) as error:
+        print(f"decide: cannot load the candidate: {error}", file=sys.stderr)
+        return 2
+    manifests = sorted(args.photos.glob("*/manifest.jsonl"))
+    if not manifests:
+        print(f"decide: no photo sets under {args.photos}", file=sys.stderr)
+        return 2
+    photo_sets = {m.parent.name: (m.parent, load_manifest(m, HELD_OUT)) for m in manifests}
+    with tempfile.TemporaryDirectory(prefix="cubilete-decide-") as scratch:
+        scenes = {}
+        for seed in DECISION_SYNTHETIC_SEEDS if args.synthetic else ():
+            folder = Path(scratch) / f"seed-{seed}"
+            scenes[seed] = (folder, load_manifest(synth.write_manifest(folder, n=args.synthetic, seed=seed,
+                                                                       split="synthetic")))
+        print("reading with the shipped networks ...", file=sys.stderr, flush=True)
+        shipped = measure(photo_sets, scenes, args.negatives)
+        if args.classifier is not None:
+            classifier.use_model(args.classifier)
+        if args.detector is not None:
+            detector.use_model(args.detector)
+        print("reading with the candidate ...", file=sys.stderr, flush=True)
+        candidate = measure(photo_sets, scenes, args.negatives)
+    failed = verdict(shipped, candidate)
+    if args.json:
+        print(json.dumps({"shipped": shipped.to_json(), "candidate": candidate.to_json(), "gates": GATES,
+                          "failed": failed}))
+        return 0
+    print(table(shipped, candidate))
+    print("the standing rule: " + "; ".join(GATES))
+    print("verdict: " + ("passes" if not failed else "fails: " + "; ".join(failed)))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,53 @@
+"""`lab.reader_eval.decide`: a candidate network passes only when no gate of the standing rule fails."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from lab.reader_eval import decide
+
+
+def summary(accuracy: float, sure_wrong: int = 0) -> dict:
+    return {"accuracy": accuracy, "exact_rate": 0.5, "sure_wrong": sure_wrong, "asked_rate": 0.1}
+
+
+def figures(held: dict[str, dict], synthetic: dict[int, dict] | None = None, negatives: dict[int, int] | None = None
+            ) -> decide.Figures:
+    return decide.Figures(held, synthetic or {11: summary(0.97)}, negatives or {77: 5, 78: 5}, 20.0)
+
+
+SHIPPED = figures({"a": summary(0.90, 2), "b": summary(0.95, 1)})
+
+
+def test_a_candidate_no_worse_anywhere_passes() -> None:
+    better = figures({"a": summary(0.92, 1), "b": summary(0.95, 2)}, negatives={77: 6, 78: 4})
+    assert decide.verdict(SHIPPED, better) == []
+    # a drop within the allowance on one set passes too
+    assert decide.verdict(SHIPPED, figures({"a": summary(0.898, 2), "b": summary(0.95, 1)})) == []
+
+
+@pytest.mark.parametrize("candidate, failure", [
+    (figures({"a": summary(0.896, 2), "b": summary(0.99, 0)}), "per-die accuracy dropped (points): held-out a 0.40"),
+    (figures({"a": summary(0.90, 2), "b": summary(0.95, 1)}, synthetic={11: summary(0.96)}),
+     "per-die accuracy dropped (points): synthetic 11 1.00"),
+    (figures({"a": summary(0.93, 3), "b": summary(0.96, 1)}), "sure but wrong on the held-out pictures rose from 3 to 4"),
+    (figures({"a": summary(0.90, 2), "b": summary(0.95, 1)}, synthetic={11: summary(0.97, 1)}),
+     "sure but wrong on the synthetic pictures rose from 0 to 1"),
+    (figures({"a": summary(0.90, 2), "b": summary(0.95, 1)}, negatives={77: 11, 78: 0}),
+     "sure dice on the no-dice pictures rose from 10 to 11"),
+])
+def test_a_candidate_worse_on_any_gate_fails_and_says_where(candidate: decide.Figures, failure: str) -> None:
+    assert decide.verdict(SHIPPED, candidate) == [failure]
+
+
+def test_without_a_candidate_or_with_an_unreadable_one_it_stops_with_a_clear_message(tmp_path: Path, capsys) -> None:
+    with pytest.raises(SystemExit) as stop:
+        decide.main([])
+    assert stop.value.code == 2
+    assert "give a candidate" in capsys.readouterr().err
+    broken = tmp_path / "values.onnx"
+    broken.write_bytes(b"not a network")
+    assert decide.main(["--classifier", str(broken)]) == 2
+    assert "cannot load the candidate" in capsys.readouterr().err
