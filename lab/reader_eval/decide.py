@@ -14,7 +14,8 @@ None of these is a set `cubilete bench vision` reports (test splits, negatives o
 synthetic seeds 1 and 2), so a network chosen here is still measured on pictures no choice
 saw. The verdict applies the standing rule (GATES, written before any candidate was read):
 a candidate that passes reads no worse; whether it is better, in accuracy or in speed, is
-for the deltas printed beside it to show.
+for the deltas printed beside it to show. The milliseconds printed are wall time on one OpenCV
+thread: compare them only when the machine does nothing else.
 """
 
 from __future__ import annotations
