@@ -1,9 +1,11 @@
-"""`lab.reader_eval.decide`: a candidate network passes only when no gate of the standing rule fails."""
+"""`lab.reader_eval.decide`: a candidate network passes only when no gate of the standing rule
+fails; `lab.reader_eval.profile`: where a reading's time goes."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from lab.reader_eval import decide
@@ -51,3 +53,19 @@ def test_without_a_candidate_or_with_an_unreadable_one_it_stops_with_a_clear_mes
     broken.write_bytes(b"not a network")
     assert decide.main(["--classifier", str(broken)]) == 2
     assert "cannot load the candidate" in capsys.readouterr().err
+
+
+def test_the_profile_splits_a_reading_into_its_stages_and_puts_the_networks_back() -> None:
+    from lab import synth
+    from lab.reader_eval import profile
+    from vision.reader import classifier, detector
+
+    scene = synth.render(synth.random_scene(np.random.default_rng(5)))
+    methods = (detector.DieDetector.detect, classifier.ValueNet.windows, classifier.ValueNet.logits)
+    total, stages = profile.profile([scene.image, scene.image], [len(scene.labels)] * 2)
+    assert set(stages.seconds) == {"detector", "cutting windows", "classifier network"}
+    assert all(seconds > 0 for seconds in stages.seconds.values())
+    assert sum(stages.seconds.values()) <= total + 1e-3
+    # every die found was read at least once, and again at the other scales
+    assert stages.windows >= 2 * 3 * len(scene.labels) * 0.8
+    assert (detector.DieDetector.detect, classifier.ValueNet.windows, classifier.ValueNet.logits) == methods
