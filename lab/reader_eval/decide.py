@@ -167,14 +167,18 @@ def main(argv: list[str] | None = None) -> int:
             folder = Path(scratch) / f"seed-{seed}"
             scenes[seed] = (folder, load_manifest(synth.write_manifest(folder, n=args.synthetic, seed=seed,
                                                                        split="synthetic")))
-        print("reading with the shipped networks ...", file=sys.stderr, flush=True)
-        shipped = measure(photo_sets, scenes, args.negatives)
-        if args.classifier is not None:
-            classifier.use_model(args.classifier)
-        if args.detector is not None:
-            detector.use_model(args.detector)
-        print("reading with the candidate ...", file=sys.stderr, flush=True)
-        candidate = measure(photo_sets, scenes, args.negatives)
+        try:
+            print("reading with the shipped networks ...", file=sys.stderr, flush=True)
+            shipped = measure(photo_sets, scenes, args.negatives)
+            if args.classifier is not None:
+                classifier.use_model(args.classifier)
+            if args.detector is not None:
+                detector.use_model(args.detector)
+            print("reading with the candidate ...", file=sys.stderr, flush=True)
+            candidate = measure(photo_sets, scenes, args.negatives)
+        except OSError as error:  # a photo of a set that cannot be read
+            print(f"decide: {error}", file=sys.stderr)
+            return 2
     failed = verdict(shipped, candidate)
     if args.json:
         print(json.dumps({"shipped": shipped.to_json(), "candidate": candidate.to_json(), "gates": GATES,
