@@ -21,12 +21,10 @@ from pathlib import Path
 
 import cv2
 
-from lab.reader_eval.classifier_bench import SHARED
+from lab.reader_eval.classifier_bench import DEFAULT_MANIFEST
 from lab.reader_eval.evaluate import HELD_OUT, load_manifest
 from vision.reader import classifier, detector
 from vision.reader.reader import load_models, read_dice
-
-DEFAULT_MANIFEST = SHARED / "data" / "dice-photos" / "nell-byler" / "manifest.jsonl"
 
 
 @dataclass
