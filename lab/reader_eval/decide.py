@@ -42,10 +42,16 @@ from vision.reading import SURE_CONFIDENCE
 DICE_PHOTOS = SHARED / "data" / "dice-photos"
 DECISION_NEGATIVE_SEEDS = (77, 78, 79)
 DECISION_SYNTHETIC_SEEDS = (11, 12)
-# The standing rule: a candidate passes when none of these gets worse by more than this.
+# The standing rule: a candidate passes when none of these gets worse by more than this. A
+# set's loss counts only past one die as well as past the points: one die on a set of 129
+# held-out dice is 0.78 points, and a gate in points alone would allow no loss there at all;
+# the pooled right dice then stop a candidate from giving back one die on every set.
 MAX_ACCURACY_DROP = 0.003  # per-die accuracy, on any held-out set or synthetic seed
+MAX_DICE_LOST = 1  # and dice, on that set or seed
 GATES = (
-    f"no held-out set's or synthetic seed's per-die accuracy drops by more than {100 * MAX_ACCURACY_DROP:.1f} points",
+    f"no held-out set or synthetic seed loses more than {100 * MAX_ACCURACY_DROP:.1f} points per die and more "
+    f"than {MAX_DICE_LOST} die",
+    "the held-out sets together read no fewer dice right",
     "sure but wrong dice do not rise in total, on the held-out photos nor on the synthetic scenes",
     "sure dice on the no-dice pictures do not rise in total",
 )
@@ -101,13 +107,17 @@ def measure(photo_sets: dict[str, tuple[Path, list]], scenes: dict[int, tuple[Pa
 def verdict(shipped: Figures, candidate: Figures) -> list[str]:
     """The gates the candidate fails (GATES); none when it passes."""
     failed = []
-    drops = [f"{name} {key} {100 * (shipped_rows[key]['accuracy'] - candidate_rows[key]['accuracy']):.2f}"
-             for name, shipped_rows, candidate_rows in (("held-out", shipped.held_out, candidate.held_out),
-                                                         ("synthetic", shipped.synthetic, candidate.synthetic))
-             for key in shipped_rows
-             if shipped_rows[key]["accuracy"] - candidate_rows[key]["accuracy"] > MAX_ACCURACY_DROP + 1e-9]
+    drops = [f"{name} {key} {100 * (before[key]['accuracy'] - after[key]['accuracy']):.2f}"
+             for name, before, after in (("held-out", shipped.held_out, candidate.held_out),
+                                         ("synthetic", shipped.synthetic, candidate.synthetic))
+             for key in before
+             if before[key]["accuracy"] - after[key]["accuracy"] > MAX_ACCURACY_DROP + 1e-9
+             and before[key]["right"] - after[key]["right"] > MAX_DICE_LOST]
     if drops:
         failed.append("per-die accuracy dropped (points): " + ", ".join(drops))
+    was, now = (sum(r["right"] for r in figures.held_out.values()) for figures in (shipped, candidate))
+    if now < was:
+        failed.append(f"right dice on the held-out photos fell from {was} to {now}")
     for name, before, after in (("held-out", shipped.held_out, candidate.held_out),
                                 ("synthetic", shipped.synthetic, candidate.synthetic)):
         was, now = sum(r["sure_wrong"] for r in before.values()), sum(r["sure_wrong"] for r in after.values())
