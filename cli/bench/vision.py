@@ -44,8 +44,8 @@ import numpy as np
 
 from lab import synth
 from lab.reader_eval.detector_eval import match_detections
-from lab.reader_eval.evaluate import format_summary, load_manifest, match_centres, match_photo, percentile, summarise
-from lab.synth.clutter import NEGATIVE_KINDS, negative_image
+from lab.reader_eval.evaluate import format_summary, load_manifest, match_centres, percentile, summarise
+from lab.reader_eval.read_sets import read_negatives, read_photos
 from vision.reader.classifier import use_model
 from vision.reader.detector import THRESHOLD, detector
 from vision.reader.reader import load_models, read_dice
@@ -164,23 +164,20 @@ def load_photos(args: argparse.Namespace, scratch: Path):
 
 
 def bench_reading(args: argparse.Namespace, title: str, root: Path, photos: list) -> int:
-    results = []
-    warmed = False
-    for photo in photos:
-        image = cv2.imread(str(root / photo.image), cv2.IMREAD_COLOR)
-        if image is None:
-            print(f"cubilete bench vision: cannot read {root / photo.image}", file=sys.stderr)
-            return 1
-        if not warmed:  # load the model and warm caches outside the timings
-            read_dice(image)
-            warmed = True
-        started = time.perf_counter()
-        reading = read_dice(image, expectation(args, photo))
-        ms = (time.perf_counter() - started) * 1000
-        results.append(match_photo(photo.dice, reading, photo.image, ms))
-        if args.debug_dir is not None and not results[-1].exact:
+    def debug(photo, image, reading, result) -> None:
+        if not result.exact:
             write_debug(args.debug_dir, photo, image, [(d.center, d.size, f"{d.value}:{d.confidence:.2f}", d.sure)
                                                        for d in reading.dice])
+
+    first = cv2.imread(str(root / photos[0].image), cv2.IMREAD_COLOR)
+    if first is not None:  # load the networks and warm their buffers outside the timings
+        read_dice(first)
+    try:
+        results = read_photos(root, photos, lambda photo: expectation(args, photo),
+                              debug if args.debug_dir is not None else None)
+    except OSError as error:
+        print(f"cubilete bench vision: {error}", file=sys.stderr)
+        return 1
     summary = summarise(results)
     if args.json:
         print(json.dumps({"title": title, **summary.to_json()}))
@@ -230,43 +227,18 @@ def bench_suite(args: argparse.Namespace) -> int:
 
 def read_set(args: argparse.Namespace, root: Path, photos: list):
     """The summary of reading every photo of one set, or None when a photo is missing."""
-    results = []
-    for photo in photos:
-        image = cv2.imread(str(root / photo.image), cv2.IMREAD_COLOR)
-        if image is None:
-            print(f"cubilete bench vision: cannot read {root / photo.image}", file=sys.stderr)
-            return None
-        started = time.perf_counter()
-        reading = read_dice(image, expectation(args, photo))
-        results.append(match_photo(photo.dice, reading, photo.image, (time.perf_counter() - started) * 1000))
-        if args.failures and not results[-1].exact:
-            r = results[-1]
+    def failures(photo, image, reading, r) -> None:
+        if not r.exact:
             wrong = ", ".join(f"{t} read {v} ({c:.2f})" for t, v, c in r.wrong)
             print(f"  {root.name}/{r.image}: wrong [{wrong}] missed {r.misses} "
                   f"extra {[(v, round(c, 2)) for v, c in r.extras]}", file=sys.stderr)
+
+    try:
+        results = read_photos(root, photos, lambda photo: expectation(args, photo), failures if args.failures else None)
+    except OSError as error:
+        print(f"cubilete bench vision: {error}", file=sys.stderr)
+        return None
     return summarise(results)
-
-
-def read_negatives(count: int, seed: int) -> dict:
-    """Dice found in `count` seeded no-dice pictures (image i of seed s: rng [s, 10**6 + i],
-    kinds in turn), read without a dice count."""
-    with_dice, dice, sure, ms = 0, 0, 0, []
-    by_kind: dict[str, int] = {}
-    for i in range(count):
-        kind = NEGATIVE_KINDS[i % len(NEGATIVE_KINDS)]
-        image = negative_image(np.random.default_rng([seed, 10**6 + i]), 640, 480, kind)
-        started = time.perf_counter()
-        reading = read_dice(image)
-        ms.append((time.perf_counter() - started) * 1000)
-        with_dice += bool(reading.dice)
-        dice += len(reading.dice)
-        found_sure = sum(d.confidence >= SURE_CONFIDENCE for d in reading.dice)
-        sure += found_sure
-        if found_sure:
-            by_kind[kind] = by_kind.get(kind, 0) + 1
-    return {"set": "negatives", "photos": count, "pictures_with_dice": with_dice, "extras": dice,
-            "sure_extras": sure, "pictures_with_sure_dice_by_kind": by_kind,
-            "median_ms": round(percentile(ms, 0.5), 2), "p95_ms": round(percentile(ms, 0.95), 2)}
 
 
 def format_suite(rows: list[dict], expect, split: str) -> str:

@@ -24,7 +24,6 @@ import argparse
 import json
 import sys
 import tempfile
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -33,11 +32,10 @@ import numpy as np
 
 from lab import synth
 from lab.reader_eval.classifier_bench import SHARED
-from lab.reader_eval.evaluate import HELD_OUT, load_manifest, match_photo, summarise
-from lab.synth.clutter import NEGATIVE_KINDS, negative_image
+from lab.reader_eval.evaluate import HELD_OUT, load_manifest, summarise
+from lab.reader_eval.read_sets import read_negatives, read_photos
 from vision.reader import classifier, detector
-from vision.reader.reader import load_models, read_dice
-from vision.reading import SURE_CONFIDENCE
+from vision.reader.reader import load_models
 
 DICE_PHOTOS = SHARED / "data" / "dice-photos"
 DECISION_NEGATIVE_SEEDS = (77, 78, 79)
@@ -72,26 +70,10 @@ class Figures:
 
 
 def read_labelled(root: Path, photos: list, with_count: bool, ms: list[float]) -> dict:
-    results = []
-    for photo in photos:
-        image = cv2.imread(str(root / photo.image), cv2.IMREAD_COLOR)
-        if image is None:
-            raise OSError(f"cannot read {root / photo.image}")
-        started = time.perf_counter()
-        reading = read_dice(image, len(photo.dice) if with_count else None)
-        ms.append((time.perf_counter() - started) * 1000)
-        results.append(match_photo(photo.dice, reading, photo.image, ms[-1]))
+    results = read_photos(root, photos, lambda photo: len(photo.dice) if with_count else None)
+    ms += [r.ms for r in results]
     summary = summarise(results)
     return {**summary.to_json(), "asked_rate": round(summary.asked_rate, 4)}
-
-
-def sure_dice_on_negatives(count: int, seed: int) -> int:
-    """Dice read surely in `count` no-dice pictures of `seed` (as `cubilete bench vision --negatives`)."""
-    sure = 0
-    for i in range(count):
-        image = negative_image(np.random.default_rng([seed, 10**6 + i]), 640, 480, NEGATIVE_KINDS[i % len(NEGATIVE_KINDS)])
-        sure += sum(d.confidence >= SURE_CONFIDENCE for d in read_dice(image).dice)
-    return sure
 
 
 def measure(photo_sets: dict[str, tuple[Path, list]], scenes: dict[int, tuple[Path, list]], negatives: int) -> Figures:
@@ -100,7 +82,7 @@ def measure(photo_sets: dict[str, tuple[Path, list]], scenes: dict[int, tuple[Pa
     ms: list[float] = []
     held = {name: read_labelled(root, photos, True, ms) for name, (root, photos) in photo_sets.items()}
     synthetic = {seed: read_labelled(root, photos, False, ms) for seed, (root, photos) in scenes.items()}
-    negative = {seed: sure_dice_on_negatives(negatives, seed) for seed in DECISION_NEGATIVE_SEEDS}
+    negative = {seed: read_negatives(negatives, seed)["sure_extras"] for seed in DECISION_NEGATIVE_SEEDS}
     return Figures(held, synthetic, negative, float(np.median(ms)) if ms else float("nan"))
 
 

@@ -117,6 +117,39 @@ def test_bench_vision_suite_prints_a_row_per_set_and_the_negatives(tmp_path: Pat
     assert "camera-a" in table and "camera-b" in table and "sure wrong" in table
 
 
+def mislabelled(manifest: Path) -> Path:
+    """The manifest with the first photo's first die given another value: that photo cannot be exact."""
+    lines = manifest.read_text().splitlines()
+    first = json.loads(lines[0])
+    first["dice"][0]["value"] = first["dice"][0]["value"] % 6 + 1
+    manifest.write_text("\n".join([json.dumps(first)] + lines[1:]) + "\n")
+    return manifest
+
+
+def test_bench_vision_shows_the_photos_it_got_wrong(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from lab import synth
+
+    manifest = mislabelled(synth.write_manifest(tmp_path / "set", n=2, seed=8, split="test"))
+    image = json.loads(manifest.read_text().splitlines()[0])["image"]
+    assert main(["bench", "vision", "--manifest", str(manifest), "--debug-dir", str(tmp_path / "debug")]) == 0
+    written = [p.name for p in (tmp_path / "debug").glob("*.png")]
+    assert written == [image.replace("/", "_").rsplit(".", 1)[0] + ".png"]  # the wrong photo only
+    capsys.readouterr()
+    assert main(["bench", "vision", "--suite", str(tmp_path), "--failures"]) == 0
+    assert f"set/{image}: wrong [" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("mode", ["--manifest", "--suite"])
+def test_bench_vision_names_a_photo_it_cannot_read(mode: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from lab import synth
+
+    manifest = synth.write_manifest(tmp_path / "set", n=2, seed=9, split="test")
+    (manifest.parent / json.loads(manifest.read_text().splitlines()[1])["image"]).write_bytes(b"not a picture")
+    assert main(["bench", "vision", mode, str(manifest if mode == "--manifest" else tmp_path)]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[-1].startswith("cubilete bench vision: cannot read ") and len([e for e in err if "cannot" in e]) == 1
+
+
 def test_bench_vision_needs_something_to_read(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["bench", "vision"]) == 2
     assert "--suite" in capsys.readouterr().err
