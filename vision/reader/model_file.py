@@ -14,6 +14,12 @@ from typing import Any
 
 import cv2
 
+# OpenCV 5 runs a network with its new dnn engine unless told otherwise; on the reader's small
+# convolutions its classic engine gives the same outputs in less than half the time (the
+# classifier 0.60 -> 0.25 ms a window on one thread). OpenCV 4 has only the classic engine and
+# no choice to make.
+CLASSIC_ENGINE: int | None = getattr(cv2.dnn, "ENGINE_CLASSIC", None)
+
 
 class ModelFileError(ValueError):
     """A model file that is missing, unreadable or not the network the code expects."""
@@ -32,10 +38,17 @@ def load_network(onnx_path: Path, kind: str) -> tuple[cv2.dnn.Net, dict[str, Any
     if not isinstance(meta, dict) or meta.get("kind") != kind:
         raise ModelFileError(f"{metadata_path(onnx_path)}: not a {kind} model")
     try:
-        net = cv2.dnn.readNetFromONNX(str(onnx_path))
+        net = read_onnx(onnx_path)
     except cv2.error as error:
         raise ModelFileError(f"{onnx_path}: OpenCV cannot load it ({str(error).strip().splitlines()[-1]})") from None
     return net, meta
+
+
+def read_onnx(onnx_path: Path) -> cv2.dnn.Net:
+    """The ONNX file as an OpenCV network, on the classic engine where OpenCV has a choice."""
+    if CLASSIC_ENGINE is None:
+        return cv2.dnn.readNetFromONNX(str(onnx_path))
+    return cv2.dnn.readNetFromONNX(str(onnx_path), CLASSIC_ENGINE)
 
 
 def write_metadata(onnx_path: Path, meta: dict[str, Any]) -> None:
