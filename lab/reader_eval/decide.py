@@ -46,12 +46,21 @@ DECISION_SYNTHETIC_SEEDS = (11, 12)
 # the pooled right dice then stop a candidate from giving back one die on every set.
 MAX_ACCURACY_DROP = 0.003  # per-die accuracy, on any held-out set or synthetic seed
 MAX_DICE_LOST = 1  # and dice, on that set or seed
+# Every gate above can be passed by asking more: a reader unsure of every die is never sure and
+# wrong. Asking is the device's nuisance (a third of all throws asked about is a device nobody
+# keeps), so it may not rise either, beyond noise: a third scale look (1.75x) cut the sure dice
+# on no-dice pictures by a third and the sure-but-wrong ones by one while the synthetic scenes
+# asked about went from 30% to 69%; only four dice lost on one synthetic seed stopped it.
+MAX_ASKED_RISE = 0.02  # share of photos asked about, on any held-out set or synthetic seed
+MAX_PHOTOS_ASKED = 1  # and photos, on that set or seed
 GATES = (
     f"no held-out set or synthetic seed loses more than {100 * MAX_ACCURACY_DROP:.1f} points per die and more "
     f"than {MAX_DICE_LOST} die",
     "the held-out sets together read no fewer dice right",
     "sure but wrong dice do not rise in total, on the held-out photos nor on the synthetic scenes",
     "sure dice on the no-dice pictures do not rise in total",
+    f"no held-out set or synthetic seed has more than {100 * MAX_ASKED_RISE:.1f} points and more than "
+    f"{MAX_PHOTOS_ASKED} photo more asked about",
 )
 
 
@@ -105,6 +114,14 @@ def verdict(shipped: Figures, candidate: Figures) -> list[str]:
         was, now = sum(r["sure_wrong"] for r in before.values()), sum(r["sure_wrong"] for r in after.values())
         if now > was:
             failed.append(f"sure but wrong on the {name} pictures rose from {was} to {now}")
+    rises = [f"{name} {key} {100 * (after[key]['asked_rate'] - before[key]['asked_rate']):.1f}"
+             for name, before, after in (("held-out", shipped.held_out, candidate.held_out),
+                                         ("synthetic", shipped.synthetic, candidate.synthetic))
+             for key in before
+             if after[key]["asked_rate"] - before[key]["asked_rate"] > MAX_ASKED_RISE + 1e-9
+             and after[key]["asked"] - before[key]["asked"] > MAX_PHOTOS_ASKED]
+    if rises:
+        failed.append("photos asked about rose (points): " + ", ".join(rises))
     was, now = sum(shipped.negatives.values()), sum(candidate.negatives.values())
     if now > was:
         failed.append(f"sure dice on the no-dice pictures rose from {was} to {now}")

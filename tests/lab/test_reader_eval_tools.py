@@ -11,9 +11,9 @@ import pytest
 from lab.reader_eval import decide
 
 
-def summary(accuracy: float, sure_wrong: int = 0, dice: int = 1000) -> dict:
+def summary(accuracy: float, sure_wrong: int = 0, dice: int = 1000, asked: int = 10, photos: int = 100) -> dict:
     return {"accuracy": accuracy, "dice": dice, "right": round(accuracy * dice), "exact_rate": 0.5,
-            "sure_wrong": sure_wrong, "asked_rate": 0.1}
+            "sure_wrong": sure_wrong, "photos": photos, "asked": asked, "asked_rate": asked / photos}
 
 
 def figures(held: dict[str, dict], synthetic: dict[int, dict] | None = None, negatives: dict[int, int] | None = None
@@ -29,6 +29,14 @@ def test_a_candidate_no_worse_anywhere_passes() -> None:
     assert decide.verdict(SHIPPED, better) == []
     # a drop within the allowance on one set passes too, when the sets together lose nothing
     assert decide.verdict(SHIPPED, figures({"a": summary(0.898, 2), "b": summary(0.952, 1)})) == []
+
+
+def test_one_more_photo_asked_about_on_a_small_set_is_within_the_allowance_two_are_not() -> None:
+    shipped = figures({"small": summary(0.90, asked=10, photos=30), "big": summary(0.95)})
+    one = figures({"small": summary(0.90, asked=11, photos=30), "big": summary(0.95, asked=12)})
+    assert decide.verdict(shipped, one) == []
+    two = figures({"small": summary(0.90, asked=12, photos=30), "big": summary(0.95)})
+    assert decide.verdict(shipped, two) == ["photos asked about rose (points): held-out small 6.7"]
 
 
 def test_one_die_lost_on_a_small_set_is_within_the_allowance_two_are_not() -> None:
@@ -49,6 +57,10 @@ def test_one_die_lost_on_a_small_set_is_within_the_allowance_two_are_not() -> No
      "sure but wrong on the synthetic pictures rose from 0 to 1"),
     (figures({"a": summary(0.90, 2), "b": summary(0.95, 1)}, negatives={77: 11, 78: 0}),
      "sure dice on the no-dice pictures rose from 10 to 11"),
+    (figures({"a": summary(0.90, 2, asked=13), "b": summary(0.95, 1)}),
+     "photos asked about rose (points): held-out a 3.0"),
+    (figures({"a": summary(0.90, 2), "b": summary(0.95, 1)}, synthetic={11: summary(0.97, asked=30)}),
+     "photos asked about rose (points): synthetic 11 20.0"),
 ])
 def test_a_candidate_worse_on_any_gate_fails_and_says_where(candidate: decide.Figures, failure: str) -> None:
     assert decide.verdict(SHIPPED, candidate) == [failure]
