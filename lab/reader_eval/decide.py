@@ -95,31 +95,39 @@ def measure(photo_sets: dict[str, tuple[Path, list]], scenes: dict[int, tuple[Pa
     return Figures(held, synthetic, negative, float(np.median(ms)) if ms else float("nan"))
 
 
+def paired(shipped: Figures, candidate: Figures) -> tuple[tuple[str, dict, dict], ...]:
+    """(kind, shipped's summaries, candidate's summaries) of the held-out sets and the synthetic seeds."""
+    return (("held-out", shipped.held_out, candidate.held_out), ("synthetic", shipped.synthetic, candidate.synthetic))
+
+
+def worsened(shipped: Figures, candidate: Figures, rate: str, count: str, max_rate: float, max_count: int,
+             higher_is_worse: bool, digits: int) -> list[str]:
+    """Each held-out set or synthetic seed whose `rate` got worse by more than `max_rate` and
+    its `count` by more than `max_count`, with the points it got worse by."""
+    sign = 1 if higher_is_worse else -1
+    found = []
+    for kind, before, after in paired(shipped, candidate):
+        for key in before:
+            points = sign * (after[key][rate] - before[key][rate])
+            if points > max_rate + 1e-9 and sign * (after[key][count] - before[key][count]) > max_count:
+                found.append(f"{kind} {key} {100 * points:.{digits}f}")
+    return found
+
+
 def verdict(shipped: Figures, candidate: Figures) -> list[str]:
     """The gates the candidate fails (GATES); none when it passes."""
     failed = []
-    drops = [f"{name} {key} {100 * (before[key]['accuracy'] - after[key]['accuracy']):.2f}"
-             for name, before, after in (("held-out", shipped.held_out, candidate.held_out),
-                                         ("synthetic", shipped.synthetic, candidate.synthetic))
-             for key in before
-             if before[key]["accuracy"] - after[key]["accuracy"] > MAX_ACCURACY_DROP + 1e-9
-             and before[key]["right"] - after[key]["right"] > MAX_DICE_LOST]
+    drops = worsened(shipped, candidate, "accuracy", "right", MAX_ACCURACY_DROP, MAX_DICE_LOST, False, 2)
     if drops:
         failed.append("per-die accuracy dropped (points): " + ", ".join(drops))
     was, now = (sum(r["right"] for r in figures.held_out.values()) for figures in (shipped, candidate))
     if now < was:
         failed.append(f"right dice on the held-out photos fell from {was} to {now}")
-    for name, before, after in (("held-out", shipped.held_out, candidate.held_out),
-                                ("synthetic", shipped.synthetic, candidate.synthetic)):
+    for kind, before, after in paired(shipped, candidate):
         was, now = sum(r["sure_wrong"] for r in before.values()), sum(r["sure_wrong"] for r in after.values())
         if now > was:
-            failed.append(f"sure but wrong on the {name} pictures rose from {was} to {now}")
-    rises = [f"{name} {key} {100 * (after[key]['asked_rate'] - before[key]['asked_rate']):.1f}"
-             for name, before, after in (("held-out", shipped.held_out, candidate.held_out),
-                                         ("synthetic", shipped.synthetic, candidate.synthetic))
-             for key in before
-             if after[key]["asked_rate"] - before[key]["asked_rate"] > MAX_ASKED_RISE + 1e-9
-             and after[key]["asked"] - before[key]["asked"] > MAX_PHOTOS_ASKED]
+            failed.append(f"sure but wrong on the {kind} pictures rose from {was} to {now}")
+    rises = worsened(shipped, candidate, "asked_rate", "asked", MAX_ASKED_RISE, MAX_PHOTOS_ASKED, True, 1)
     if rises:
         failed.append("photos asked about rose (points): " + ", ".join(rises))
     was, now = sum(shipped.negatives.values()), sum(candidate.negatives.values())
