@@ -101,7 +101,7 @@ def paired(shipped: Figures, candidate: Figures) -> tuple[tuple[str, dict, dict]
 
 
 def worsened(shipped: Figures, candidate: Figures, rate: str, count: str, max_rate: float, max_count: int,
-             higher_is_worse: bool, digits: int) -> list[str]:
+             higher_is_worse: bool) -> list[str]:
     """Each held-out set or synthetic seed whose `rate` got worse by more than `max_rate` and
     its `count` by more than `max_count`, with the points it got worse by."""
     sign = 1 if higher_is_worse else -1
@@ -110,14 +110,15 @@ def worsened(shipped: Figures, candidate: Figures, rate: str, count: str, max_ra
         for key in before:
             points = sign * (after[key][rate] - before[key][rate])
             if points > max_rate + 1e-9 and sign * (after[key][count] - before[key][count]) > max_count:
-                found.append(f"{kind} {key} {100 * points:.{digits}f}")
+                found.append(f"{kind} {key} {100 * points:.2f}")
     return found
 
 
 def verdict(shipped: Figures, candidate: Figures) -> list[str]:
     """The gates the candidate fails (GATES); none when it passes."""
     failed = []
-    drops = worsened(shipped, candidate, "accuracy", "right", MAX_ACCURACY_DROP, MAX_DICE_LOST, False, 2)
+    drops = worsened(shipped, candidate, rate="accuracy", count="right", max_rate=MAX_ACCURACY_DROP,
+                     max_count=MAX_DICE_LOST, higher_is_worse=False)
     if drops:
         failed.append("per-die accuracy dropped (points): " + ", ".join(drops))
     was, now = (sum(r["right"] for r in figures.held_out.values()) for figures in (shipped, candidate))
@@ -127,7 +128,8 @@ def verdict(shipped: Figures, candidate: Figures) -> list[str]:
         was, now = sum(r["sure_wrong"] for r in before.values()), sum(r["sure_wrong"] for r in after.values())
         if now > was:
             failed.append(f"sure but wrong on the {kind} pictures rose from {was} to {now}")
-    rises = worsened(shipped, candidate, "asked_rate", "asked", MAX_ASKED_RISE, MAX_PHOTOS_ASKED, True, 1)
+    rises = worsened(shipped, candidate, rate="asked_rate", count="asked", max_rate=MAX_ASKED_RISE,
+                     max_count=MAX_PHOTOS_ASKED, higher_is_worse=True)
     if rises:
         failed.append("photos asked about rose (points): " + ", ".join(rises))
     was, now = sum(shipped.negatives.values()), sum(candidate.negatives.values())

@@ -36,7 +36,7 @@ def test_one_more_photo_asked_about_on_a_small_set_is_within_the_allowance_two_a
     one = figures({"small": summary(0.90, asked=11, photos=30), "big": summary(0.95, asked=12)})
     assert decide.verdict(shipped, one) == []
     two = figures({"small": summary(0.90, asked=12, photos=30), "big": summary(0.95)})
-    assert decide.verdict(shipped, two) == ["photos asked about rose (points): held-out small 6.7"]
+    assert decide.verdict(shipped, two) == ["photos asked about rose (points): held-out small 6.67"]
 
 
 def test_one_die_lost_on_a_small_set_is_within_the_allowance_two_are_not() -> None:
@@ -58,9 +58,9 @@ def test_one_die_lost_on_a_small_set_is_within_the_allowance_two_are_not() -> No
     (figures({"a": summary(0.90, 2), "b": summary(0.95, 1)}, negatives={77: 11, 78: 0}),
      "sure dice on the no-dice pictures rose from 10 to 11"),
     (figures({"a": summary(0.90, 2, asked=13), "b": summary(0.95, 1)}),
-     "photos asked about rose (points): held-out a 3.0"),
+     "photos asked about rose (points): held-out a 3.00"),
     (figures({"a": summary(0.90, 2), "b": summary(0.95, 1)}, synthetic={11: summary(0.97, asked=30)}),
-     "photos asked about rose (points): synthetic 11 20.0"),
+     "photos asked about rose (points): synthetic 11 20.00"),
 ])
 def test_a_candidate_worse_on_any_gate_fails_and_says_where(candidate: decide.Figures, failure: str) -> None:
     assert decide.verdict(SHIPPED, candidate) == [failure]
