@@ -17,9 +17,11 @@ cluster-sized, background, trays and hands.
 from __future__ import annotations
 
 import math
+import multiprocessing
 import pickle
 import sys
 import time
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -39,6 +41,7 @@ NOT_A_DIE, COCKED = 0, 7
 IGNORE = -1  # a die neither trained as a value nor used as background
 CLEARLY_COCKED_DEG = 12.0  # synthetic dice leaning more than this are the "cocked" class
 MIN_VISIBLE = 0.85  # synthetic dice less visible than this are not trained on
+CHUNK = 50  # scenes a process renders or cuts at a time (a fixed size: the data do not depend on the workers)
 
 
 @dataclass
@@ -89,17 +92,24 @@ def photo_scenes(photos: list[photo_sets.Photo]) -> list[Scene]:
     return scenes
 
 
-def negative_scenes(count: int, seed: int) -> list[Scene]:
-    """Pictures with no die, picture i drawn from rng [seed, i] (`lab.synth.clutter`)."""
+def negative_chunk(seed: int, first: int, stop: int) -> list[Scene]:
     from lab.synth.clutter import negative_image
 
+    cv2.setNumThreads(1)
     scenes = []
-    for i in range(count):
+    for i in range(first, stop):
         rng = np.random.default_rng([seed, i])
         width, height = [(640, 480), (640, 640), (480, 640)][int(rng.integers(3))]
         encoded = cv2.imencode(".png", negative_image(rng, width, height))[1].tobytes()
         scenes.append(Scene(f"negative-{seed}-{i}", encoded, [], False))
     return scenes
+
+
+def negative_scenes(count: int, seed: int, workers: int = 1) -> list[Scene]:
+    """Pictures with no die, picture i drawn from rng [seed, i] (`lab.synth.clutter`), made in
+    `workers` processes."""
+    jobs = [(seed, first, min(count, first + CHUNK)) for first in range(0, count, CHUNK)]
+    return [scene for chunk in in_processes(negative_chunk, jobs, workers) for scene in chunk]
 
 
 # ----------------------------------------------------------------------------- synthetic scenes
@@ -137,37 +147,63 @@ def random_synthetic_spec(rng: np.random.Generator, kind: str = "wide"):
     return None
 
 
-def synthetic_scenes(n: int, seed: int, cache_dir: Path, log=print, kind: str = "wide") -> list[Scene]:
-    """n synthetic scenes of a kind (see random_synthetic_spec) for a seed, rendered once and
-    cached in cache_dir."""
+def in_processes(function, jobs: list[tuple], workers: int) -> list:
+    """[function(*job) for job in jobs], in `workers` processes when more than one. They are
+    spawned, not forked: the trainer may already hold a GPU, which a forked child must not
+    touch. Results come back in the jobs' order, so the data do not depend on `workers`."""
+    if workers <= 1 or len(jobs) <= 1:
+        return [function(*job) for job in jobs]
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(min(workers, len(jobs)), mp_context=context) as pool:
+        return list(pool.map(function, *zip(*jobs)))
+
+
+def synthetic_scene(seed: int, i: int, kind: str) -> Scene:
+    """Scene i of a kind (see random_synthetic_spec) for a seed, drawn from its own generator
+    [seed, i], so any share of the scenes can be rendered in any process."""
     from lab.synth import render
 
-    path = cache_dir / (f"synth-{seed}-{n}.pkl" if kind == "wide" else f"synth-{kind}-{seed}-{n}.pkl")
+    rng = np.random.default_rng([seed, i])
+    spec = None
+    while spec is None:
+        spec = random_synthetic_spec(rng, kind)
+    rendered = render(spec)
+    encoded = rendered.jpeg if rendered.jpeg is not None else cv2.imencode(".png", rendered.image)[1].tobytes()
+    dice = []
+    for label in rendered.labels:
+        if label.cocked:
+            cls = COCKED if label.tilt_deg >= CLEARLY_COCKED_DEG and label.visible >= MIN_VISIBLE else IGNORE
+        else:
+            cls = label.value if label.visible >= MIN_VISIBLE else IGNORE
+        dice.append(Die(float(label.center[0]), float(label.center[1]), float(label.size), float(label.angle), cls))
+    return Scene(f"synth-{kind}-{seed}-{i}", encoded, dice, False)
+
+
+def synthetic_chunk(seed: int, first: int, stop: int, kind: str) -> list[Scene]:
+    from lab import synth
+
+    cv2.setNumThreads(1)
+    scenes = [synthetic_scene(seed, i, kind) for i in range(first, stop)]
+    synth.clear_caches()  # the renderer's texture caches grow with every new die look
+    return scenes
+
+
+def synthetic_scenes(n: int, seed: int, cache_dir: Path, log=print, kind: str = "wide", workers: int = 1) -> list[Scene]:
+    """Scenes 0..n-1 of a kind for a seed (`synthetic_scene`), rendered once in `workers`
+    processes and cached in cache_dir."""
+    path = cache_dir / f"scenes-{kind}-{seed}-{n}.pkl"
     if path.exists():
         with path.open("rb") as f:
             return pickle.load(f)
-    rng = np.random.default_rng(seed)
-    scenes: list[Scene] = []
     started = time.time()
-    while len(scenes) < n:
-        spec = random_synthetic_spec(rng, kind)
-        if spec is None:
-            continue
-        rendered = render(spec)
-        encoded = rendered.jpeg if rendered.jpeg is not None else cv2.imencode(".png", rendered.image)[1].tobytes()
-        dice = []
-        for label in rendered.labels:
-            if label.cocked:
-                cls = COCKED if label.tilt_deg >= CLEARLY_COCKED_DEG and label.visible >= MIN_VISIBLE else IGNORE
-            else:
-                cls = label.value if label.visible >= MIN_VISIBLE else IGNORE
-            dice.append(Die(float(label.center[0]), float(label.center[1]), float(label.size), float(label.angle), cls))
-        scenes.append(Scene(f"synth-{kind}-{seed}-{len(scenes)}", encoded, dice, False))
-        if len(scenes) % 250 == 0:
-            log(f"  rendered {len(scenes)}/{n} synthetic scenes ({time.time() - started:.0f} s)")
+    jobs = [(seed, first, min(n, first + CHUNK), kind) for first in range(0, n, CHUNK)]
+    scenes = [scene for chunk in in_processes(synthetic_chunk, jobs, workers) for scene in chunk]
+    log(f"  rendered {n} {kind} scenes of seed {seed} ({time.time() - started:.0f} s)")
     cache_dir.mkdir(parents=True, exist_ok=True)
-    with path.open("wb") as f:
+    tmp = path.with_name(path.name + ".part")
+    with tmp.open("wb") as f:
         pickle.dump(scenes, f)
+    tmp.replace(path)
     return scenes
 
 
@@ -306,3 +342,62 @@ def mined_windows(scene: Scene, rng: np.random.Generator, detections, degrade: f
             windows.append(cut_window(image, x, y, size, angle + 90 * int(rng.integers(4)), rng, degrade, geometry))
             classes.append(NOT_A_DIE)
     return windows, classes
+
+
+# ----------------------------------------------------------------------------- windows of many scenes
+
+
+def windows_chunk(scenes: list[Scene], seed: int, passage: int, first: int, geometry: Geometry,
+                  options: dict) -> tuple[list[np.ndarray], list[int]]:
+    """`sample_windows` of scenes first, first+1, ... of a list, scene i of pass `passage` with
+    generator [seed, passage, i]."""
+    cv2.setNumThreads(1)
+    windows: list[np.ndarray] = []
+    classes: list[int] = []
+    for k, scene in enumerate(scenes):
+        w, c = sample_windows(scene, np.random.default_rng([seed, passage, first + k]), geometry=geometry,
+                              **options)
+        windows += w
+        classes += c
+    return windows, classes
+
+
+def mined_chunk(scenes: list[Scene], seed: int, first: int, geometry: Geometry,
+                score: float) -> tuple[list[np.ndarray], list[int]]:
+    """`mined_windows` at the shipped detector's detections from `score`, scene i with generator [seed, i]."""
+    from vision.reader.detector import detect
+
+    cv2.setNumThreads(1)
+    windows: list[np.ndarray] = []
+    classes: list[int] = []
+    for k, scene in enumerate(scenes):
+        w, c = mined_windows(scene, np.random.default_rng([seed, first + k]), detect(scene.image(), score),
+                             geometry=geometry)
+        windows += w
+        classes += c
+    return windows, classes
+
+
+def stacked(parts: list[tuple[list[np.ndarray], list[int]]], side: int) -> tuple[np.ndarray, np.ndarray]:
+    windows = [w for part in parts for w in part[0]]
+    classes = [c for part in parts for c in part[1]]
+    if not windows:
+        return np.zeros((0, side, side, 3), np.uint8), np.zeros(0, np.int64)
+    return np.stack(windows), np.asarray(classes, np.int64)
+
+
+def scene_windows(scenes: list[Scene], passes: int, seed: int, geometry: Geometry, workers: int = 1,
+                  **options) -> tuple[np.ndarray, np.ndarray]:
+    """Windows of every scene, `passes` times over (`sample_windows` with `options`): pass p
+    of scene i draws from generator [seed, p, i], in `workers` processes."""
+    jobs = [(scenes[first:first + CHUNK], seed, p, first, geometry, options)
+            for p in range(passes) for first in range(0, len(scenes), CHUNK)]
+    return stacked(in_processes(windows_chunk, jobs, workers), geometry.window_px)
+
+
+def detector_windows(scenes: list[Scene], seed: int, geometry: Geometry, score: float,
+                     workers: int = 1) -> tuple[np.ndarray, np.ndarray]:
+    """Windows at the shipped detector's detections of every scene (`mined_windows`), scene i
+    drawing from generator [seed, i], in `workers` processes."""
+    jobs = [(scenes[first:first + CHUNK], seed, first, geometry, score) for first in range(0, len(scenes), CHUNK)]
+    return stacked(in_processes(mined_chunk, jobs, workers), geometry.window_px)

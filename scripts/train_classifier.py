@@ -8,7 +8,9 @@ Run it after `scripts/train_detector.py`: the windows it mines are where the shi
 looks. Options: [--synthetic 3000] [--marbled 2000] [--smoky 600] [--game 1500]
 [--negatives 900] [--mine 1] [--widths 24,48,96] [--hidden 128] [--convs 1] [--window 48]
 [--die 36] [--epochs 20] [--per-epoch 100000] [--real-share 0.5] [--seed 1] [--threads 1]
-[--work /tmp/cubilete-classifier] [--out vision/reader/die_values.onnx].
+[--workers 1] [--device cpu] [--render-only | --prepare-only] [--work /tmp/cubilete-classifier]
+[--out vision/reader/die_values.onnx]. On a machine with a GPU and 16 cores:
+`--device cuda --workers 15` (processes that render, cut windows and augment batches).
 
 Data (see `scripts/classifier_data.py`); nothing of a manifest's `test` split is ever read:
   * the `train` split of every photo set under ../shared/data/dice-photos/ (`photo_sets`);
@@ -36,15 +38,18 @@ epoch in `--work`, from which a run started again with the same options goes on.
 temperature that divides the logits is fitted (grid search) to the value probabilities of
 the held-out photos' dice, as `classify_dice` reads them (quarter-turn second looks), and
 written to the metadata JSON beside the ONNX file with the options and held-out figures.
-Deterministic for a given seed, data and thread count.
+Every scene, window pass and batch draws from its own generator (seed and index), so the data
+are the same for any count of workers; on one device and thread count the run is deterministic.
 """
 
 from __future__ import annotations
 
 import argparse
+import copy
 import hashlib
 import json
 import math
+import multiprocessing
 import os
 import sys
 import time
@@ -79,35 +84,6 @@ def log(*parts: object) -> None:
 
 
 # ----------------------------------------------------------------------------- windows
-
-
-def build_windows(scenes: list[data.Scene], passes: int, seed: int, **options) -> tuple[np.ndarray, np.ndarray]:
-    rng = np.random.default_rng(seed)
-    windows: list[np.ndarray] = []
-    classes: list[int] = []
-    for _ in range(passes):
-        for scene in scenes:
-            w, c = data.sample_windows(scene, rng, geometry=GEOMETRY, **options)
-            windows += w
-            classes += c
-    if not windows:
-        side = GEOMETRY.window_px
-        return np.zeros((0, side, side, 3), np.uint8), np.zeros(0, np.int64)
-    return np.stack(windows), np.asarray(classes, np.int64)
-
-
-def mined(scenes: list[data.Scene], seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """Windows at the shipped detector's detections of these scenes (`data.mined_windows`)."""
-    from vision.reader.detector import detect
-
-    rng = np.random.default_rng(seed)
-    windows: list[np.ndarray] = []
-    classes: list[int] = []
-    for scene in scenes:
-        w, c = data.mined_windows(scene, rng, detect(scene.image(), MINED_SCORE), geometry=GEOMETRY)
-        windows += w
-        classes += c
-    return np.stack(windows), np.asarray(classes, np.int64)
 
 
 def cached(work: Path, key: str, make):
@@ -249,6 +225,8 @@ def export_onnx(model, path: Path, meta: dict) -> None:
     metadata JSON (window geometry, classes, temperature, how it was trained)."""
     import torch
 
+    if next(model.parameters()).device.type != "cpu":
+        model = copy.deepcopy(model).cpu()
     model.eval()
     tmp = path.with_name(path.name + ".part")
     side = GEOMETRY.window_px
@@ -286,55 +264,94 @@ def epoch_index(source: np.ndarray, per_epoch: int, real_share: float, rng: np.r
     return index
 
 
+class EpochBatches:
+    """The augmented batches of one epoch, batch b drawn from generator [seed, epoch, b]: the
+    same batches whether they are made in the training process or in any number of workers."""
+
+    def __init__(self, x: np.ndarray, y: np.ndarray, index: np.ndarray, seed: int, epoch: int, batch: int):
+        self.x, self.y, self.index = x, y, index
+        self.seed, self.epoch, self.batch = seed, epoch, batch
+
+    def __len__(self) -> int:
+        return len(self.index) // self.batch
+
+    def __getitem__(self, b: int):
+        import torch
+
+        take = self.index[b * self.batch:(b + 1) * self.batch]
+        rng = np.random.default_rng([self.seed, self.epoch, b])
+        return to_channels(photometric(self.x[take], rng)), torch.from_numpy(self.y[take])
+
+
+def one_thread(_worker: int) -> None:
+    import torch
+
+    torch.set_num_threads(1)
+    cv2.setNumThreads(1)
+
+
+def batches(dataset: EpochBatches, workers: int, pin: bool):
+    """The epoch's batches, made in `workers` processes (0: in this one). Forked, so they share
+    the windows (gigabytes) instead of copying them; they never touch the GPU."""
+    import torch
+
+    if workers <= 0:
+        return iter(dataset[b] for b in range(len(dataset)))
+    context = multiprocessing.get_context("fork") if "fork" in multiprocessing.get_all_start_methods() else None
+    return iter(torch.utils.data.DataLoader(dataset, batch_size=None, num_workers=workers, prefetch_factor=4,
+                                            pin_memory=pin, worker_init_fn=one_thread,
+                                            multiprocessing_context=context))
+
+
 def train(x: np.ndarray, y: np.ndarray, source: np.ndarray, epochs: int, per_epoch: int, real_share: float,
-          seed: int, checkpoint: Path, checks) -> object:
+          seed: int, checkpoint: Path, checks, device: str = "cpu", workers: int = 0) -> object:
     """The trained network; `source` is the photo set index of each window (-1 synthetic). After
-    every epoch the state is saved to `checkpoint`, and a run that finds it goes on from there."""
+    every epoch the state is saved to `checkpoint`, and a run that finds it goes on from there.
+    Epoch e's windows are drawn from generator [seed, e] and its batches as `EpochBatches` say,
+    so a resumed run sees the same data as one that never stopped."""
     import torch
     import torch.nn.functional as F
 
     torch.manual_seed(seed)
-    rng = np.random.default_rng(seed)
-    model = make_model()
+    where = torch.device(device)
+    model = make_model().to(where)
     batch = 128
     steps = epochs * (per_epoch // batch)
     optimiser = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=5e-4)
     schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, max_lr=3e-3, total_steps=steps, pct_start=0.15)
     counts = np.bincount(y, minlength=CLASSES).astype(np.float64)
-    class_weight = torch.tensor((counts.sum() / np.maximum(counts, 1) / CLASSES) ** 0.5, dtype=torch.float32)
+    class_weight = torch.tensor((counts.sum() / np.maximum(counts, 1) / CLASSES) ** 0.5, dtype=torch.float32,
+                                device=where)
     first = 0
     if checkpoint.exists():
-        state = torch.load(checkpoint, weights_only=False)
+        state = torch.load(checkpoint, weights_only=False, map_location=where)
         model.load_state_dict(state["model"])
         optimiser.load_state_dict(state["optimiser"])
         schedule.load_state_dict(state["schedule"])
         torch.set_rng_state(state["torch_rng"])
-        rng.bit_generator.state = state["rng"]
         first = state["epoch"]
         log(f"resumed from {checkpoint} after epoch {first}")
     for epoch in range(first, epochs):
         started = time.time()
         model.train()
-        index = epoch_index(source, (per_epoch // batch) * batch, real_share, rng)
+        index = epoch_index(source, (per_epoch // batch) * batch, real_share, np.random.default_rng([seed, epoch]))
         total, right, loss_sum = 0, 0, 0.0
-        for b in range(0, len(index), batch):
-            take = index[b:b + batch]
-            inputs = to_channels(photometric(x[take], rng))
-            targets = torch.from_numpy(y[take])
+        for inputs, targets in batches(EpochBatches(x, y, index, seed, epoch, batch), workers, where.type == "cuda"):
+            inputs, targets = inputs.to(where, non_blocking=True), targets.to(where, non_blocking=True)
             logits = model(inputs)
             loss = F.cross_entropy(logits, targets, weight=class_weight)
             optimiser.zero_grad()
             loss.backward()
             optimiser.step()
             schedule.step()
-            loss_sum += float(loss.detach()) * len(take)
+            loss_sum += float(loss.detach()) * len(targets)
             right += int((logits.argmax(1) == targets).sum())
-            total += len(take)
+            total += len(targets)
         log(f"epoch {epoch + 1}/{epochs}: loss {loss_sum / total:.4f}, train accuracy {right / total:.4f} "
             f"({time.time() - started:.0f} s)")
         tmp = checkpoint.with_name(checkpoint.name + ".part")
         torch.save({"model": model.state_dict(), "optimiser": optimiser.state_dict(), "schedule": schedule.state_dict(),
-                    "torch_rng": torch.get_rng_state(), "rng": rng.bit_generator.state, "epoch": epoch + 1}, tmp)
+                    "torch_rng": torch.get_rng_state(), "epoch": epoch + 1}, tmp)
         os.replace(tmp, checkpoint)
         if checks is not None and (epoch % 4 == 3 or epoch == epochs - 1):
             checks(model)
@@ -437,14 +454,23 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--net-seed", type=int, help="seed of the network's training (default: --seed)")
     parser.add_argument("--window", type=int, default=GEOMETRY.window_px, help="window side, px")
     parser.add_argument("--die", type=float, default=GEOMETRY.die_px, help="top-face edge in the window, px")
-    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--threads", type=int, default=1, help="torch threads of the training process")
+    parser.add_argument("--workers", type=int, default=1,
+                        help="processes rendering scenes, cutting windows and augmenting batches")
+    parser.add_argument("--device", default="cpu", help="where torch trains: cpu, or cuda on a machine with a GPU")
     parser.add_argument("--work", type=Path, default=Path("/tmp/cubilete-classifier"))
     parser.add_argument("--out", type=Path, default=classifier.MODEL_PATH)
     parser.add_argument("--render-only", action="store_true",
                         help="only render the synthetic scenes into --work (they need no detector)")
+    parser.add_argument("--prepare-only", action="store_true",
+                        help="only render the scenes and cut the windows into --work, to train later")
     args = parser.parse_args(argv)
 
     import torch
+
+    if args.device.startswith("cuda") and not (args.render_only or args.prepare_only) \
+            and not torch.cuda.is_available():  # asked before the scenes take their minutes
+        parser.error(f"--device {args.device}: torch {torch.__version__} sees no GPU here; train with --device cpu")
 
     GEOMETRY = Geometry(args.window, args.die)
     CONV_WIDTHS = tuple(int(w) for w in args.widths.split(","))
@@ -455,16 +481,17 @@ def main(argv: list[str] | None = None) -> int:
     started = time.time()
     args.work.mkdir(parents=True, exist_ok=True)
 
-    synth = data.synthetic_scenes(args.synthetic, args.seed, args.work, log)
+    workers = args.workers
+    synth = data.synthetic_scenes(args.synthetic, args.seed, args.work, log, workers=workers)
     if args.marbled:
-        synth += data.synthetic_scenes(args.marbled, args.seed + 1, args.work, log, kind="marbled")
+        synth += data.synthetic_scenes(args.marbled, args.seed + 1, args.work, log, kind="marbled", workers=workers)
     if args.smoky:
-        synth += data.synthetic_scenes(args.smoky, args.seed + 3, args.work, log, kind="smoky")
+        synth += data.synthetic_scenes(args.smoky, args.seed + 3, args.work, log, kind="smoky", workers=workers)
     if args.game:
-        synth += data.synthetic_scenes(args.game, args.seed + 2, args.work, log, kind="game")
-    negatives = data.negative_scenes(args.negatives, args.seed + 7)
-    held_synth = data.synthetic_scenes(max(1, args.synthetic // 10), args.seed + 1000, args.work, log)
-    held_game = data.synthetic_scenes(100, args.seed + 2000, args.work, log, kind="game")
+        synth += data.synthetic_scenes(args.game, args.seed + 2, args.work, log, kind="game", workers=workers)
+    negatives = data.negative_scenes(args.negatives, args.seed + 7, workers)
+    held_synth = data.synthetic_scenes(max(1, args.synthetic // 10), args.seed + 1000, args.work, log, workers=workers)
+    held_game = data.synthetic_scenes(100, args.seed + 2000, args.work, log, kind="game", workers=workers)
     if args.render_only:
         return 0
     fitting, held = photo_sets.held_out(photo_sets.training_photos(args.work, args.photos))
@@ -481,7 +508,7 @@ def main(argv: list[str] | None = None) -> int:
     held["game"] = held_out(held_game, args.seed + 4)
 
     key = f"{sorted(s.name for s in photos)}|{args.seed}|{args.synthetic}|{args.marbled}|{args.smoky}|{args.game}|" \
-          f"{GEOMETRY}|v5"
+          f"{GEOMETRY}|v6"
     # Windows are cached under what they depend on: the photos' also on the shipped detector
     # (it finds tomitomi's faces), the mined ones too (they are where it looks), the no-dice
     # pictures' also on their count and kinds.
@@ -489,26 +516,30 @@ def main(argv: list[str] | None = None) -> int:
     xs, ys, sources = [], [], []
     for k, name in enumerate(set_names):
         scenes = [s for s in fit_photos if s.set_name == name]
-        x, y = cached(args.work, f"real {name}" + key + detector, lambda: build_windows(
-            scenes, 2, args.seed + 10 + k, per_die=3, negatives_per_die=1.5, background=4))
+        x, y = cached(args.work, f"real {name}" + key + detector, lambda: data.scene_windows(
+            scenes, 2, args.seed + 10 + k, GEOMETRY, workers, per_die=3, negatives_per_die=1.5, background=4))
         xs.append(x), ys.append(y), sources.append(np.full(len(y), k))
         if args.mine:
-            x, y = cached(args.work, f"mined real {name}" + key + detector, lambda: mined(scenes, args.seed + 30 + k))
+            x, y = cached(args.work, f"mined real {name}" + key + detector, lambda: data.detector_windows(
+                scenes, args.seed + 30 + k, GEOMETRY, MINED_SCORE, workers))
             xs.append(x), ys.append(y), sources.append(np.full(len(y), k))
-    x, y = cached(args.work, "synth" + key, lambda: build_windows(
-        synth, 1, args.seed + 1, per_die=3, negatives_per_die=1.5, background=4))
+    x, y = cached(args.work, "synth" + key, lambda: data.scene_windows(
+        synth, 1, args.seed + 1, GEOMETRY, workers, per_die=3, negatives_per_die=1.5, background=4))
     xs.append(x), ys.append(y), sources.append(np.full(len(y), -1))
     key_negatives = f"{key}|{args.negatives} {','.join(NEGATIVE_KINDS)}"
-    x, y = cached(args.work, "negatives" + key_negatives, lambda: build_windows(
-        negatives, 1, args.seed + 8, per_die=0, negatives_per_die=0, background=24))
+    x, y = cached(args.work, "negatives" + key_negatives, lambda: data.scene_windows(
+        negatives, 1, args.seed + 8, GEOMETRY, workers, per_die=0, negatives_per_die=0, background=24))
     xs.append(x), ys.append(y), sources.append(np.full(len(y), -1))
     if args.mine:
         for name, scenes, seed, scenes_key in (("mined synth", synth, args.seed + 6, key),
                                                ("mined negatives", negatives, args.seed + 9, key_negatives)):
-            x, y = cached(args.work, name + scenes_key + detector, lambda: mined(scenes, seed))
+            x, y = cached(args.work, name + scenes_key + detector, lambda: data.detector_windows(
+                scenes, seed, GEOMETRY, MINED_SCORE, workers))
             xs.append(x), ys.append(y), sources.append(np.full(len(y), -1))
     x, y, source = np.concatenate(xs), np.concatenate(ys), np.concatenate(sources)
     del xs, synth  # gigabytes
+    if args.prepare_only:
+        return 0
     log(f"windows: {int((source >= 0).sum())} from photos, {int((source < 0).sum())} synthetic to fit; "
         f"classes {np.bincount(y, minlength=CLASSES).tolist()} ({time.time() - started:.0f} s)")
 
@@ -516,20 +547,23 @@ def main(argv: list[str] | None = None) -> int:
         import torch
 
         model.eval()
+        where = next(model.parameters()).device
         with torch.no_grad():
             for name, h in held.items():
-                logits = torch.cat([model(to_channels(h.windows[i:i + 1024])) for i in range(0, len(h.windows), 1024)])
+                logits = torch.cat([model(to_channels(h.windows[i:i + 1024]).to(where)).cpu()
+                                    for i in range(0, len(h.windows), 1024)])
                 report(f"held-out {name}", classifier.softmax(logits.numpy()), h.classes)
         model.train()
 
     net_seed = args.seed if args.net_seed is None else args.net_seed
     checkpoint = run_checkpoint(args.work, key_negatives + detector, net_seed, args)
-    model = train(x, y, source, args.epochs, args.per_epoch, args.real_share, net_seed, checkpoint, checks)
+    model = train(x, y, source, args.epochs, args.per_epoch, args.real_share, net_seed, checkpoint, checks,
+                  args.device, args.workers if args.workers > 1 else 0)
     notes = {"seed": args.seed, "net_seed": net_seed, "photo_sets": set_names, "synthetic": args.synthetic,
              "marbled": args.marbled, "smoky": args.smoky, "game": args.game, "negatives": args.negatives,
              "mine": args.mine, "widths": list(CONV_WIDTHS), "convs": CONVS_PER_STAGE, "hidden": HIDDEN,
              "epochs": args.epochs, "per_epoch": args.per_epoch, "real_share": args.real_share,
-             "threads": args.threads, "torch": torch.__version__,
+             "threads": args.threads, "workers": args.workers, "device": args.device, "torch": torch.__version__,
              "held_out_photos": [scene.name for scene in held_photos]}
     return calibrate_and_save(args.out, args.work, model, held, notes, started)
 
@@ -537,7 +571,7 @@ def main(argv: list[str] | None = None) -> int:
 def calibrate_and_save(out: Path, work: Path, model, held: dict[str, HeldOut], notes: dict, started: float) -> int:
     """Fit the temperature on the held-out photos, print the held-out figures and write the
     ONNX file and its metadata."""
-    draft = work / "draft.onnx"
+    draft = work / f"{out.stem}-draft.onnx"  # runs with other --out may share the work folder
     export_onnx(model, draft, {"temperature": 1.0})
     net = classifier.ValueNet(draft)
     photos = [k for k in held if k.startswith("photos ")]

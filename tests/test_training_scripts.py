@@ -157,3 +157,54 @@ def test_a_classifier_run_with_another_network_or_schedule_does_not_resume_anoth
               checkpoint(per_epoch=50000), checkpoint(real_share=0.6), checkpoint(net_seed=2),
               checkpoint(windows="other windows")}
     assert plain not in others and len(others) == 8
+
+
+def test_the_classifier_data_do_not_depend_on_how_many_processes_make_them(tmp_path: Path) -> None:
+    data = scripts_module("classifier_data")
+    from vision.reader.windows import DEFAULT
+
+    one = data.synthetic_scenes(3, 5, tmp_path / "one", log=lambda *_: None, kind="game", workers=1)
+    two = data.synthetic_scenes(3, 5, tmp_path / "two", log=lambda *_: None, kind="game", workers=2)
+    assert [s.encoded for s in one] == [s.encoded for s in two]
+    assert [s.dice for s in one] == [s.dice for s in two]
+    assert len({s.encoded for s in one}) == 3  # each scene its own
+    negatives = [data.negative_scenes(3, 8, workers) for workers in (1, 2)]
+    assert [s.encoded for s in negatives[0]] == [s.encoded for s in negatives[1]]
+    scenes = one + negatives[0]
+    with_one = data.scene_windows(scenes, 2, 9, DEFAULT, 1, per_die=2, negatives_per_die=1.0, background=2)
+    with_two = data.scene_windows(scenes, 2, 9, DEFAULT, 2, per_die=2, negatives_per_die=1.0, background=2)
+    assert len(with_one[1]) > 0
+    np.testing.assert_array_equal(with_one[0], with_two[0])
+    np.testing.assert_array_equal(with_one[1], with_two[1])
+    mined = [data.detector_windows(one, 4, DEFAULT, 0.2, workers) for workers in (1, 2)]
+    np.testing.assert_array_equal(mined[0][0], mined[1][0])
+
+
+def test_the_classifier_batches_do_not_depend_on_how_many_workers_make_them(torch) -> None:
+    import train_classifier
+
+    rng = np.random.default_rng(3)
+    x = rng.integers(0, 255, (40, 48, 48, 3), dtype=np.uint8)
+    y = rng.integers(0, 8, 40)
+    index = rng.permutation(40)
+    made = {}
+    for workers in (0, 2):
+        epoch = train_classifier.EpochBatches(x, y, index, seed=1, epoch=3, batch=8)
+        made[workers] = list(train_classifier.batches(epoch, workers, pin=False))
+    assert len(made[0]) == len(made[2]) == 5
+    for (inputs, targets), (inputs2, targets2) in zip(made[0], made[2]):
+        assert torch.equal(inputs, inputs2) and torch.equal(targets, targets2)
+    other_epoch = next(train_classifier.batches(train_classifier.EpochBatches(x, y, index, 1, 4, 8), 0, False))
+    assert not torch.equal(other_epoch[0], made[0][0][0])
+
+
+def test_a_classifier_asked_for_a_gpu_where_there_is_none_stops_before_any_work(torch, tmp_path: Path, capsys) -> None:
+    import train_classifier
+
+    if torch.cuda.is_available():
+        pytest.skip("this machine has a GPU")
+    with pytest.raises(SystemExit) as stop:
+        train_classifier.main(["--device", "cuda", "--work", str(tmp_path / "work"), "--synthetic", "1"])
+    assert stop.value.code == 2
+    assert "sees no GPU here" in capsys.readouterr().err
+    assert not (tmp_path / "work").exists()
