@@ -324,7 +324,7 @@ def train(x: np.ndarray, y: np.ndarray, source: np.ndarray, epochs: int, per_epo
                                 device=where)
     first = 0
     if checkpoint.exists():
-        state = torch.load(checkpoint, weights_only=False, map_location=where)
+        state = torch.load(checkpoint, weights_only=False, map_location="cpu")  # the rng state must stay on the CPU
         model.load_state_dict(state["model"])
         optimiser.load_state_dict(state["optimiser"])
         schedule.load_state_dict(state["schedule"])

@@ -208,3 +208,28 @@ def test_a_classifier_asked_for_a_gpu_where_there_is_none_stops_before_any_work(
     assert stop.value.code == 2
     assert "sees no GPU here" in capsys.readouterr().err
     assert not (tmp_path / "work").exists()
+
+
+def test_a_classifier_run_stopped_after_a_checkpoint_ends_as_one_that_never_stopped(torch, tmp_path: Path) -> None:
+    import train_classifier
+
+    rng = np.random.default_rng(5)
+    x = rng.integers(0, 255, (300, 48, 48, 3), dtype=np.uint8)
+    y = np.arange(300) % 8
+    source = np.where(np.arange(300) % 3 == 0, 0, -1)
+
+    def run(checkpoint: Path, checks=None):
+        return train_classifier.train(x, y, source, epochs=5, per_epoch=256, real_share=0.5, seed=2,
+                                      checkpoint=checkpoint, checks=checks)
+
+    whole = run(tmp_path / "whole.pt")
+
+    def stop(_model) -> None:  # called after the fourth epoch's checkpoint is written
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        run(tmp_path / "stopped.pt", checks=stop)
+    assert torch.load(tmp_path / "stopped.pt", weights_only=False)["epoch"] == 4
+    resumed = run(tmp_path / "stopped.pt")
+    for a, b in zip(whole.state_dict().values(), resumed.state_dict().values()):
+        assert torch.equal(a, b)
