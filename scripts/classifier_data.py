@@ -11,7 +11,9 @@ A scene is an encoded image plus its dice: centre, top-face edge, edge angle, va
 whether it is cocked or to be ignored. `sample_windows` cuts windows from a scene the way the
 reader cuts them, with the detector's errors (centre, size, angle) and camera degradations
 (lower resolution, JPEG) simulated, plus "not a die" windows: off-centre, pip-sized,
-cluster-sized, background, trays and hands.
+cluster-sized, background, trays and hands. Every scene and every pass of windows over a scene
+draws from its own generator (the seed and the scene's index), so they can be made in any
+number of processes (`in_processes`) and come out the same.
 """
 
 from __future__ import annotations
@@ -63,6 +65,17 @@ class Scene:
 
     def image(self) -> np.ndarray:
         return cv2.imdecode(np.frombuffer(self.encoded, np.uint8), cv2.IMREAD_COLOR)
+
+
+def in_processes(function, jobs: list[tuple], workers: int) -> list:
+    """[function(*job) for job in jobs], in `workers` processes when more than one. They are
+    spawned, not forked: the trainer may already hold a GPU, which a forked child must not
+    touch. Results come back in the jobs' order, so the data do not depend on `workers`."""
+    if workers <= 1 or len(jobs) <= 1:
+        return [function(*job) for job in jobs]
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(min(workers, len(jobs)), mp_context=context) as pool:
+        return list(pool.map(function, *zip(*jobs)))
 
 
 # ----------------------------------------------------------------------------- real photos
@@ -145,17 +158,6 @@ def random_synthetic_spec(rng: np.random.Generator, kind: str = "wide"):
         except ValueError:
             continue
     return None
-
-
-def in_processes(function, jobs: list[tuple], workers: int) -> list:
-    """[function(*job) for job in jobs], in `workers` processes when more than one. They are
-    spawned, not forked: the trainer may already hold a GPU, which a forked child must not
-    touch. Results come back in the jobs' order, so the data do not depend on `workers`."""
-    if workers <= 1 or len(jobs) <= 1:
-        return [function(*job) for job in jobs]
-    context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(min(workers, len(jobs)), mp_context=context) as pool:
-        return list(pool.map(function, *zip(*jobs)))
 
 
 def synthetic_scene(seed: int, i: int, kind: str) -> Scene:
