@@ -39,7 +39,8 @@ temperature that divides the logits is fitted (grid search) to the value probabi
 the held-out photos' dice, as `classify_dice` reads them (quarter-turn second looks), and
 written to the metadata JSON beside the ONNX file with the options and held-out figures.
 Every scene, window pass and batch draws from its own generator (seed and index), so the data
-are the same for any count of workers; on one device and thread count the run is deterministic.
+are the same for any count of workers. On the CPU, with one thread count, the run is deterministic;
+on a GPU the convolutions' gradients may differ in their last bits from run to run.
 """
 
 from __future__ import annotations
