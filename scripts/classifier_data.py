@@ -349,32 +349,23 @@ def mined_windows(scene: Scene, rng: np.random.Generator, detections, degrade: f
 # ----------------------------------------------------------------------------- windows of many scenes
 
 
-def windows_chunk(scenes: list[Scene], seed: int, passage: int, first: int, geometry: Geometry,
-                  options: dict) -> tuple[list[np.ndarray], list[int]]:
-    """`sample_windows` of scenes first, first+1, ... of a list, scene i of pass `passage` with
-    generator [seed, passage, i]."""
-    cv2.setNumThreads(1)
-    windows: list[np.ndarray] = []
-    classes: list[int] = []
-    for k, scene in enumerate(scenes):
-        w, c = sample_windows(scene, np.random.default_rng([seed, passage, first + k]), geometry=geometry,
-                              **options)
-        windows += w
-        classes += c
-    return windows, classes
-
-
-def mined_chunk(scenes: list[Scene], seed: int, first: int, geometry: Geometry,
-                score: float) -> tuple[list[np.ndarray], list[int]]:
-    """`mined_windows` at the shipped detector's detections from `score`, scene i with generator [seed, i]."""
+def detected_windows(scene: Scene, rng: np.random.Generator, geometry: Geometry,
+                     score: float) -> tuple[list[np.ndarray], list[int]]:
+    """`mined_windows` at the shipped detector's detections of a scene from `score`."""
     from vision.reader.detector import detect
 
+    return mined_windows(scene, rng, detect(scene.image(), score), geometry=geometry)
+
+
+def windows_chunk(cut, scenes: list[Scene], key: tuple[int, ...], first: int, geometry: Geometry,
+                  options: dict) -> tuple[list[np.ndarray], list[int]]:
+    """cut(scene, rng, geometry=..., **options) of scenes first, first+1, ... of a list, scene i
+    with generator [*key, i]."""
     cv2.setNumThreads(1)
     windows: list[np.ndarray] = []
     classes: list[int] = []
     for k, scene in enumerate(scenes):
-        w, c = mined_windows(scene, np.random.default_rng([seed, first + k]), detect(scene.image(), score),
-                             geometry=geometry)
+        w, c = cut(scene, np.random.default_rng([*key, first + k]), geometry=geometry, **options)
         windows += w
         classes += c
     return windows, classes
@@ -392,7 +383,7 @@ def scene_windows(scenes: list[Scene], passes: int, seed: int, geometry: Geometr
                   **options) -> tuple[np.ndarray, np.ndarray]:
     """Windows of every scene, `passes` times over (`sample_windows` with `options`): pass p
     of scene i draws from generator [seed, p, i], in `workers` processes."""
-    jobs = [(scenes[first:first + CHUNK], seed, p, first, geometry, options)
+    jobs = [(sample_windows, scenes[first:first + CHUNK], (seed, p), first, geometry, options)
             for p in range(passes) for first in range(0, len(scenes), CHUNK)]
     return stacked(in_processes(windows_chunk, jobs, workers), geometry.window_px)
 
@@ -401,5 +392,6 @@ def detector_windows(scenes: list[Scene], seed: int, geometry: Geometry, score: 
                      workers: int = 1) -> tuple[np.ndarray, np.ndarray]:
     """Windows at the shipped detector's detections of every scene (`mined_windows`), scene i
     drawing from generator [seed, i], in `workers` processes."""
-    jobs = [(scenes[first:first + CHUNK], seed, first, geometry, score) for first in range(0, len(scenes), CHUNK)]
-    return stacked(in_processes(mined_chunk, jobs, workers), geometry.window_px)
+    jobs = [(detected_windows, scenes[first:first + CHUNK], (seed,), first, geometry, {"score": score})
+            for first in range(0, len(scenes), CHUNK)]
+    return stacked(in_processes(windows_chunk, jobs, workers), geometry.window_px)
