@@ -104,6 +104,36 @@ def test_window_channels_do_not_depend_on_the_dice_colours() -> None:
     np.testing.assert_allclose(brighter[:, 0], flat[:, 0], atol=0.3)  # lightness is relative to the die
 
 
+def channels_of_one_window(window: np.ndarray, geometry: Geometry) -> np.ndarray:
+    """The module doc's channels, one window at a time and pixel by pixel in plain numpy."""
+    import cv2
+
+    lab = cv2.cvtColor(window, cv2.COLOR_BGR2Lab).astype(np.float64)
+    inner = geometry.face_slice
+    face = lab[inner, inner].reshape(-1, 3)
+    body = np.sort(face, axis=0)[len(face) // 2]  # the face's median colour (the upper one of two)
+    d = lab - body
+    d[:, :, 1:] *= 2.0
+    distance = np.sqrt((d * d).sum(axis=2))
+    face_distance = np.sort(distance[inner, inner].ravel())
+    scale = 1.0 / (face_distance[int(0.95 * (len(face_distance) - 1))] + 8.0)
+    lightness = (lab[:, :, 0] - face[:, 0].mean()) / (face[:, 0].std() + 4.0)
+    return np.stack([lightness, distance * scale, d[:, :, 1] * scale, d[:, :, 2] * scale])
+
+
+@pytest.mark.parametrize("count", [1, 2, 8, 13])
+def test_window_channels_are_the_documented_ones_for_any_batch(count: int) -> None:
+    rng = np.random.default_rng(count)
+    geometry = Geometry(48, 36.0)
+    noisy = rng.integers(0, 256, (count, 48, 48, 3), dtype=np.uint8)
+    blocky = (rng.integers(0, 4, (count, 6, 6, 3)) * 80).astype(np.uint8).repeat(8, axis=1).repeat(8, axis=2)
+    for windows in (noisy, blocky):
+        channels = window_channels(windows, geometry)
+        assert channels.shape == (count, CHANNELS, 48, 48) and channels.flags.c_contiguous
+        for window, got in zip(windows, channels):
+            np.testing.assert_allclose(got, channels_of_one_window(window, geometry), rtol=1e-5, atol=1e-5)
+
+
 def test_edge_from_box() -> None:
     assert edge_from_box(40.0, 0.0) == pytest.approx(40.0)
     assert edge_from_box(40.0 * np.sqrt(2), 45.0) == pytest.approx(40.0)
