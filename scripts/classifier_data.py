@@ -19,11 +19,9 @@ number of processes (`in_processes`) and come out the same.
 from __future__ import annotations
 
 import math
-import multiprocessing
 import pickle
 import sys
 import time
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -37,6 +35,7 @@ if str(ROOT / "scripts") not in sys.path:
     sys.path.insert(0, str(ROOT / "scripts"))
 
 import photo_sets  # noqa: E402
+from processes import in_processes  # noqa: E402
 from vision.reader.windows import DEFAULT, Geometry, cut_windows, edge_angle, edge_from_box  # noqa: E402
 
 NOT_A_DIE, COCKED = 0, 7
@@ -65,17 +64,6 @@ class Scene:
 
     def image(self) -> np.ndarray:
         return cv2.imdecode(np.frombuffer(self.encoded, np.uint8), cv2.IMREAD_COLOR)
-
-
-def in_processes(function, jobs: list[tuple], workers: int) -> list:
-    """[function(*job) for job in jobs], in `workers` processes when more than one. They are
-    spawned, not forked: the trainer may already hold a GPU, which a forked child must not
-    touch. Results come back in the jobs' order, so the data do not depend on `workers`."""
-    if workers <= 1 or len(jobs) <= 1:
-        return [function(*job) for job in jobs]
-    context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(min(workers, len(jobs)), mp_context=context) as pool:
-        return list(pool.map(function, *zip(*jobs)))
 
 
 # ----------------------------------------------------------------------------- real photos

@@ -55,6 +55,7 @@ sys.path.insert(0, str(REPO / "scripts"))
 
 import photo_sets  # noqa: E402
 from checkpoints import checkpoint_path  # noqa: E402
+from processes import in_processes  # noqa: E402
 from vision.reader.detector import (ALIGN, COCKED, COS4, FILL, HEAT, INPUT_SCALE, INPUT_SIDE, KIND,  # noqa: E402
                                     LOG_SIZE, MODEL_PATH, OFFSET_X, OFFSET_Y, OUTPUT_NAMES, OUTPUTS, SIN4,
                                     SIZE_UNIT, STRIDE, normalise)
@@ -194,15 +195,8 @@ def render_synthetic(cache: Path, count: int, seed: int, workers: int = 1) -> No
     processes. Each scene has its own generator, so the scenes are the same for any count of
     workers."""
     cache.mkdir(parents=True, exist_ok=True)
-    if workers <= 1:
-        render_share(cache, count, seed, 0, 1)
-        return
-    from concurrent.futures import ProcessPoolExecutor
-
-    with ProcessPoolExecutor(workers) as pool:
-        jobs = [pool.submit(render_share, cache, count, seed, k, workers) for k in range(workers)]
-        for job in jobs:
-            job.result()
+    shares = max(1, workers)
+    in_processes(render_share, [(cache, count, seed, share, shares) for share in range(shares)], workers)
 
 
 def synthetic_die(label: dict) -> Die:
