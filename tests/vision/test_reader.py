@@ -161,6 +161,22 @@ def test_an_expected_count_settles_only_doubtful_detections() -> None:
     assert die_reading(found[2], probabilities(0.0)).sure
 
 
+def test_a_die_is_sure_only_when_a_die_showing_its_value_is_likely_enough() -> None:
+    from vision.reader.reader import die_reading
+
+    def reading(not_a_die: float, value_share: float):
+        p = np.zeros(8, np.float32)
+        p[0] = not_a_die
+        p[3], p[5] = (1.0 - not_a_die) * value_share, (1.0 - not_a_die) * (1.0 - value_share)
+        return die_reading(detection(0, 0.95), p)
+
+    assert reading(0.0, 0.95).sure and reading(0.05, 0.99).sure  # 0.95 and 0.94 for "a three"
+    # a clear three on something that is likely no die (a letter's bowl), or a less clear one
+    # on something that may be none: 0.85 and 0.88 for "a three"
+    for doubtful in (reading(0.15, 1.0), reading(0.05, 0.93)):
+        assert doubtful.value == 3 and not doubtful.sure and doubtful.alternatives
+
+
 def test_an_expected_count_adds_only_dice_the_size_of_those_found_and_none_to_an_empty_tray() -> None:
     from vision.reader.reader import select_dice
 

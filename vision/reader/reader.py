@@ -43,7 +43,6 @@ GUESSED_SIZE_RATIO = 1.6  # a die added for the count is within this factor of t
 COCKED_SCORE = 0.5  # detector cocked probability from which a die is reported cocked
 SCALE_LOOKS = (1.25, 1.5)  # each die's window read again at these multiples of its size
 LOOK_AGREEMENT = 0.8  # a die is steady when every look gives its value at least this share
-DOUBTED_DIE = 0.2  # a die the classifier calls "not a die" with this probability is never sure
 
 
 def as_bgr(image: object) -> tuple[np.ndarray | None, str]:
@@ -221,20 +220,20 @@ def die_reading(d: Detection, probabilities: np.ndarray, guessed: bool = False, 
     """A die's value, confidence and alternatives from its class probabilities.
 
     The confidence is the probability of the best value among the six values, so it says
-    how sure the reading of the top face is once we know a die is there; a die kept only
-    because the expected count asked for it, one whose value changed with the window's
-    scale (`unsteady`), or one the classifier doubts is a die (DOUBTED_DIE), is never sure.
-    A die the
-    detector or the classifier sees leaning is cocked (its value still the best guess, for
-    the players to see)."""
+    how sure the reading of the top face is once we know a die is there. A die is sure only
+    when the classifier gives "a die showing this value" at least SURE_CONFIDENCE, the value's
+    confidence times the probability that a die is there at all: a value read surely off
+    something that may be no die (a letter's bowl in a headline, a pip on a black die) is no
+    sure reading of a die. A die kept only because the expected count asked for it, or one
+    whose value changed with the window's scale (`unsteady`), is never sure either. A die the
+    detector or the classifier sees leaning is cocked (its value still the best guess, for the
+    players to see)."""
     values = probabilities[1:7] / max(float(probabilities[1:7].sum()), 1e-9)
     ranked = np.argsort(-values)
     confidence = float(values[ranked[0]])
     if guessed:
         confidence = min(confidence, d.score, 1.0 - float(probabilities[0]), SURE_CONFIDENCE - 0.01)
-    if unsteady or float(probabilities[0]) >= DOUBTED_DIE:
-        # a value read surely off something that may be no die at all (a pip on a black die,
-        # a letter) is no sure reading of a die
+    if unsteady or confidence * (1.0 - float(probabilities[0])) < SURE_CONFIDENCE:
         confidence = min(confidence, SURE_CONFIDENCE - 0.01)
     alternatives = tuple(int(v) + 1 for v in ranked[1:] if values[v] >= 0.05)
     if confidence < SURE_CONFIDENCE and not alternatives:
