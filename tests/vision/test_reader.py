@@ -50,8 +50,9 @@ def test_an_empty_table_has_no_dice() -> None:
 def test_big_print_is_seldom_a_sure_die() -> None:
     # Big bold letters with a round counter (b, d, g, q, 9) and dotted leaders were read as ones
     # and threes with confidence 1.0: 19 of these 60 pictures had a sure die before the
-    # classifier learnt from headlines, 5 since. A floor: the bench measures the target (no sure
-    # die in 1000 pictures). Seeds neither the training (8) nor the bench (1) draws.
+    # classifier learnt from headlines, 5 after, 3 since a sure die needs "a die showing this
+    # value" at 0.9. A floor: the bench measures the target (no sure die in 1000 pictures).
+    # Seeds neither the training (8) nor the bench (1) draws.
     from lab.synth.clutter import negative_image
 
     with_sure_dice = []
@@ -60,7 +61,7 @@ def test_big_print_is_seldom_a_sure_die() -> None:
             picture = negative_image(np.random.default_rng([11, i]), 640, 480, kind)
             if any(d.confidence >= SURE_CONFIDENCE for d in read_dice(picture).dice):
                 with_sure_dice.append((kind, i))
-    assert len(with_sure_dice) <= 6, with_sure_dice
+    assert len(with_sure_dice) <= 4, with_sure_dice
 
 
 @pytest.mark.parametrize(
