@@ -1,6 +1,8 @@
 """Whether a retrained network may replace the shipped one, judged only where tuning is allowed.
 
     python -m lab.reader_eval.decide --classifier NEW.onnx [--detector NEW.onnx]
+    python -m lab.reader_eval.decide --save BEFORE.json     (then change the reader's code)
+    python -m lab.reader_eval.decide --against BEFORE.json  [--classifier ...] [--detector ...]
 
 Reads the same pictures with the shipped networks and with the candidate (a network not
 given is the shipped one) and prints both, side by side:
@@ -16,6 +18,11 @@ saw. The verdict applies the standing rule (GATES, written before any candidate 
 a candidate that passes reads no worse; whether it is better, in accuracy or in speed, is
 for the deltas printed beside it to show. The milliseconds printed are wall time on one OpenCV
 thread: compare them only when the machine does nothing else.
+
+A change of the reader's own code (a constant, a rule) is judged by the same rule: `--save`
+measures the code as it is now with the shipped networks and writes the figures to a file; after
+the change, `--against` that file reads the same pictures with the changed code and judges it
+against them, as it would a network.
 """
 
 from __future__ import annotations
@@ -76,6 +83,23 @@ class Figures:
     def to_json(self) -> dict:
         return {"held_out": self.held_out, "synthetic": {str(k): v for k, v in self.synthetic.items()},
                 "negatives": {str(k): v for k, v in self.negatives.items()}, "median_ms": self.median_ms}
+
+    @classmethod
+    def from_json(cls, data: dict) -> "Figures":
+        return cls(dict(data["held_out"]), {int(k): v for k, v in data["synthetic"].items()},
+                   {int(k): int(v) for k, v in data["negatives"].items()}, float(data["median_ms"]))
+
+
+def saved_baseline(path: Path, pictures: dict) -> Figures:
+    """The figures `--save` wrote to `path`, measured on the same `pictures` (counts and folder)
+    as this run's; ValueError saying why not otherwise."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        if data.get("pictures") != pictures:
+            raise ValueError(f"measured on other pictures ({data.get('pictures')}, this run: {pictures})")
+        return Figures.from_json(data["figures"])
+    except (OSError, KeyError, TypeError, AttributeError) as error:
+        raise ValueError(f"not figures written by --save ({error})") from None
 
 
 def read_labelled(root: Path, photos: list, with_count: bool, ms: list[float]) -> dict:
@@ -164,9 +188,24 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--negatives", type=int, default=700, help="no-dice pictures of each seed")
     parser.add_argument("--synthetic", type=int, default=200, help="synthetic scenes of each seed")
     parser.add_argument("--json", action="store_true", help="print the figures and the verdict as JSON")
+    parser.add_argument("--save", type=Path, metavar="FILE",
+                        help="only measure the reader as it is now, with the shipped networks, into FILE")
+    parser.add_argument("--against", type=Path, metavar="FILE",
+                        help="judge the reader as it is now against the figures --save wrote to FILE")
     args = parser.parse_args(argv)
-    if args.classifier is None and args.detector is None:
-        parser.error("give a candidate: --classifier, --detector or both")
+    if args.save is not None and (args.against or args.classifier or args.detector):
+        parser.error("--save measures the shipped networks only: give it alone")
+    if args.classifier is None and args.detector is None and args.save is None and args.against is None:
+        parser.error("give a candidate: --classifier, --detector or both; or --save and then --against "
+                     "to judge a change of the reader's code")
+    pictures = {"photos": str(args.photos.resolve()), "negatives": args.negatives, "synthetic": args.synthetic}
+    baseline = None
+    if args.against is not None:
+        try:
+            baseline = saved_baseline(args.against, pictures)
+        except ValueError as error:
+            print(f"decide: {args.against}: {error}", file=sys.stderr)
+            return 2
     cv2.setNumThreads(1)
     try:  # a candidate that cannot be read stops the run before anything is measured
         for path, network in ((args.classifier, classifier.ValueNet), (args.detector, detector.DieDetector)):
@@ -187,8 +226,16 @@ def main(argv: list[str] | None = None) -> int:
             scenes[seed] = (folder, load_manifest(synth.write_manifest(folder, n=args.synthetic, seed=seed,
                                                                        split="synthetic")))
         try:
-            print("reading with the shipped networks ...", file=sys.stderr, flush=True)
-            shipped = measure(photo_sets, scenes, args.negatives)
+            if baseline is None:
+                print("reading with the shipped networks ...", file=sys.stderr, flush=True)
+                shipped = measure(photo_sets, scenes, args.negatives)
+            else:
+                shipped = baseline
+            if args.save is not None:
+                args.save.write_text(json.dumps({"pictures": pictures, "figures": shipped.to_json()}) + "\n",
+                                     encoding="utf-8")
+                print(f"decide: the figures of the reader as it is now are in {args.save}", file=sys.stderr)
+                return 0
             if args.classifier is not None:
                 classifier.use_model(args.classifier)
             if args.detector is not None:

@@ -3,6 +3,7 @@ fails; `lab.reader_eval.profile`: where a reading's time goes."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -91,3 +92,31 @@ def test_the_profile_splits_a_reading_into_its_stages_and_puts_the_networks_back
     # every die found was read at least once, and again at the other scales
     assert stages.windows >= 2 * 3 * len(scene.labels) * 0.8
     assert (detector.DieDetector.detect, classifier.ValueNet.windows, classifier.ValueNet.logits) == methods
+
+
+def test_a_change_of_the_readers_code_is_judged_against_saved_figures(tmp_path: Path, capsys,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    from lab import synth
+    from vision.reader import reader
+
+    synth.write_manifest(tmp_path / "photos" / "scenes", n=30, seed=4242, split="train")  # 3 held out
+    before = tmp_path / "before.json"
+    pictures = ["--photos", str(tmp_path / "photos"), "--negatives", "1", "--synthetic", "0"]
+    assert decide.main(pictures + ["--save", str(before)]) == 0
+    assert json.loads(before.read_text())["figures"]["held_out"]["scenes"]["photos"] == 3
+    capsys.readouterr()
+    assert decide.main(pictures + ["--against", str(before)]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == "verdict: passes"
+
+    # a change that asks about every die fails the rule, as a network that did would
+    never_sure = reader.die_reading
+    monkeypatch.setattr(reader, "die_reading", lambda *a, **k: reader.replace(never_sure(*a, **k), confidence=0.5))
+    assert decide.main(pictures + ["--against", str(before)]) == 0
+    assert "photos asked about rose (points): held-out scenes" in capsys.readouterr().out
+
+    # figures of other pictures are no baseline
+    assert decide.main(["--photos", str(tmp_path / "photos"), "--negatives", "2", "--synthetic", "0",
+                        "--against", str(before)]) == 2
+    assert "measured on other pictures" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        decide.main(pictures + ["--save", str(before), "--classifier", str(before)])
