@@ -95,11 +95,12 @@ def saved_baseline(path: Path, pictures: dict) -> Figures:
     as this run's; ValueError saying why not otherwise."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-        if data.get("pictures") != pictures:
-            raise ValueError(f"measured on other pictures ({data.get('pictures')}, this run: {pictures})")
-        return Figures.from_json(data["figures"])
-    except (OSError, KeyError, TypeError, AttributeError) as error:
+        measured_on, figures = data["pictures"], Figures.from_json(data["figures"])
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as error:
         raise ValueError(f"not figures written by --save ({error})") from None
+    if measured_on != pictures:
+        raise ValueError(f"measured on other pictures ({measured_on}, this run: {pictures})")
+    return figures
 
 
 def read_labelled(root: Path, photos: list, with_count: bool, ms: list[float]) -> dict:

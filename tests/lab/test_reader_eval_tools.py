@@ -118,5 +118,8 @@ def test_a_change_of_the_readers_code_is_judged_against_saved_figures(tmp_path: 
     assert decide.main(["--photos", str(tmp_path / "photos"), "--negatives", "2", "--synthetic", "0",
                         "--against", str(before)]) == 2
     assert "measured on other pictures" in capsys.readouterr().err
+    (tmp_path / "broken.json").write_text("{not json")
+    assert decide.main(pictures + ["--against", str(tmp_path / "broken.json")]) == 2
+    assert "not figures written by --save" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         decide.main(pictures + ["--save", str(before), "--classifier", str(before)])
