@@ -137,3 +137,35 @@ def test_pooled_looks_keep_at_most_max_detections(monkeypatch: pytest.MonkeyPatc
     monkeypatch.setattr(DieDetector, "detect_at", look)
     found = detector().detect(np.zeros((480, 640, 3), np.uint8), threshold=0.1)
     assert len(found) == dn.MAX_DETECTIONS
+
+
+@pytest.mark.parametrize(("first_peak", "sides"), [
+    (None, [dn.INPUT_SIDE, dn.SMALLEST_INPUT_SIDE]),
+    (dn.HINT - 0.01, [dn.INPUT_SIDE, dn.SMALLEST_INPUT_SIDE]),
+    (dn.HINT, [dn.INPUT_SIDE, dn.SMALLEST_INPUT_SIDE, dn.LARGEST_INPUT_SIDE]),
+    (dn.THRESHOLD - 0.01, [dn.INPUT_SIDE, dn.SMALLEST_INPUT_SIDE, dn.LARGEST_INPUT_SIDE]),
+])
+def test_with_nothing_sure_the_costly_bigger_look_needs_a_hint_of_a_die(
+        monkeypatch: pytest.MonkeyPatch, first_peak: float | None, sides: list[int]) -> None:
+    # An empty tray (nothing in the first look) is looked at again only at half the size;
+    # a peak too weak to be a die, but not nothing, may be a die too small for the first look.
+    looked: list[int] = []
+
+    def look(self, image, side, threshold=dn.THRESHOLD):
+        looked.append(side)
+        peaks = [first_peak] if side == dn.INPUT_SIDE and first_peak is not None else []
+        return [dn.Detection((100.0, 100.0), 12.0, 0.0, p, 0.0) for p in peaks if p >= threshold]
+
+    monkeypatch.setattr(DieDetector, "detect_at", look)
+    assert detector().detect(np.zeros((480, 640, 3), np.uint8)) == []
+    assert looked == sides
+
+
+def test_the_first_look_keeps_only_detections_of_the_asked_threshold(monkeypatch: pytest.MonkeyPatch) -> None:
+    def look(self, image, side, threshold=dn.THRESHOLD):
+        peaks = [0.9, 0.3] if side == dn.INPUT_SIDE else []
+        return [dn.Detection((100.0 + 50 * k, 100.0), 30.0, 0.0, p, 0.0) for k, p in enumerate(peaks) if p >= threshold]
+
+    monkeypatch.setattr(DieDetector, "detect_at", look)
+    assert [d.score for d in detector().detect(np.zeros((480, 640, 3), np.uint8))] == [0.9]
+    assert [d.score for d in detector().detect(np.zeros((480, 640, 3), np.uint8), threshold=0.25)] == [0.9, 0.3]
