@@ -96,6 +96,7 @@ class PhotoResult:
     extras: list[tuple[int, float]] = field(default_factory=list)  # (read, confidence)
     sure_right: int = 0
     sure_wrong: int = 0
+    sure_mistakes: list[tuple[int, int, tuple[float, float]]] = field(default_factory=list)  # (true, read, centre) of those
     sure_extras: int = 0
     per_value: dict[int, list[int]] = field(default_factory=dict)  # true value -> [right, total]
     ms: float = 0.0
@@ -150,6 +151,8 @@ def match_photo(labels: Sequence[LabelledDie], reading: Reading, image: str = ""
         else:
             result.wrong.append((label.value, die.value, die.confidence))
             result.sure_wrong += sure
+            if sure:
+                result.sure_mistakes.append((label.value, die.value, die.center))
     for pi, die in enumerate(reading.dice):
         if pi not in used_predictions:
             result.extras.append((die.value, die.confidence))

@@ -114,6 +114,15 @@ def test_a_change_of_the_readers_code_is_judged_against_saved_figures(tmp_path: 
     assert decide.main(pictures + ["--against", str(before)]) == 0
     assert "photos asked about rose (points): held-out scenes" in capsys.readouterr().out
 
+    # a die read surely and wrong is named, photo and place, for a look by eye: a label can be wrong
+    monkeypatch.setattr(reader, "die_reading", lambda *a, **k: reader.replace(
+        never_sure(*a, **k), value=never_sure(*a, **k).value % 6 + 1, confidence=1.0, cocked=False))
+    assert decide.main(pictures + ["--against", str(before)]) == 0
+    out = capsys.readouterr().out
+    listed = out.split("sure but wrong only with the candidate (look at them: a label can be wrong too):\n")[1]
+    assert listed.startswith("  scenes/") and " read " in listed.splitlines()[0]
+    assert "sure but wrong only with the shipped" not in out
+
     # figures of other pictures are no baseline
     assert decide.main(["--photos", str(tmp_path / "photos"), "--negatives", "2", "--synthetic", "0",
                         "--against", str(before)]) == 2

@@ -26,6 +26,12 @@ def test_wrong_values_misses_and_extras_are_counted_apart() -> None:
     assert result.misses == [2]
     assert result.extras == [(3, 0.4)]
     assert result.sure_wrong == 1 and not result.exact
+    assert result.sure_mistakes == [(5, 6, (20, 20))]  # where, to look at: the label may be the wrong one
+
+
+def test_a_die_read_wrong_but_unsure_is_no_sure_mistake() -> None:
+    result = match_photo(LABELS, Reading((die(6, 20, 20, 0.89), die(2, 120, 20))))
+    assert result.wrong == [(5, 6, 0.89)] and result.sure_wrong == 0 and result.sure_mistakes == []
 
 
 def test_a_centre_outside_half_the_side_does_not_match() -> None:
