@@ -129,7 +129,7 @@ def test_a_die_filling_most_of_a_small_picture_is_found() -> None:
 
 
 def test_pooled_looks_keep_at_most_max_detections(monkeypatch: pytest.MonkeyPatch) -> None:
-    # With nothing sure the image is looked at three times; each look decodes at most
+    # With nothing sure the image may be looked at three times; each look decodes at most
     # MAX_DETECTIONS peaks, and so must their pool (the reader's work per frame is bounded).
     def look(self, image, side, threshold=dn.THRESHOLD):
         return [dn.Detection((10.0 + 20 * k, side / 8), 8.0, 0.0, 0.2, 0.0) for k in range(dn.MAX_DETECTIONS)]
