@@ -36,7 +36,7 @@ if str(ROOT / "scripts") not in sys.path:
 
 import photo_sets  # noqa: E402
 from processes import in_processes  # noqa: E402
-from vision.reader.windows import DEFAULT, Geometry, cut_windows, edge_angle, edge_from_box  # noqa: E402
+from vision.reader.windows import DEFAULT, DIE_WINDOW_SCALES, Geometry, cut_windows, edge_angle, edge_from_box  # noqa: E402
 
 NOT_A_DIE, COCKED = 0, 7
 IGNORE = -1  # a die neither trained as a value nor used as background
@@ -204,7 +204,7 @@ def synthetic_scenes(n: int, seed: int, cache_dir: Path, log=print, kind: str = 
 class Jitter:
     """How far the windows of a die are from its true box (the detector's errors)."""
     shift: float = 0.2  # centre off by up to this share of the edge
-    scale: tuple[float, float] = (0.8, 1.25)
+    scale: tuple[float, float] = DIE_WINDOW_SCALES
     angle_deg: float = 15.0
     any_angle: float = 0.15  # share of windows at a random angle (a detector that got it wrong)
 

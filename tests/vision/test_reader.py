@@ -249,9 +249,34 @@ def test_a_die_whose_value_changes_with_the_window_scale_is_never_sure(monkeypat
 
     monkeypatch.setattr(reader, "classify_dice", fake_classify_dice)
     image = np.zeros((200, 400, 3), np.uint8)
-    probs, steady = reader.second_looks(image, found, reader.classify(image, found))
+    probs, steady, seen = reader.second_looks(image, found, reader.classify(image, found))
     assert steady.tolist() == [True, False]
     assert reader.die_reading(found[0], probs[0], unsteady=not steady[0]).sure
     unsteady = reader.die_reading(found[1], probs[1], unsteady=not steady[1])
     assert not unsteady.sure and unsteady.value == 3 and 1 in unsteady.alternatives
     assert probs[1, 0] == pytest.approx(0.01)  # whether it is a die stays the first look's
+
+
+def test_a_die_a_slightly_larger_look_doubts_is_never_sure(monkeypatch: pytest.MonkeyPatch) -> None:
+    from vision.reader import reader
+
+    found = [detection(0, 0.95), detection(100, 0.95), detection(200, 0.95)]
+
+    def fake_classify_dice(image, boxes, tta="auto"):
+        # every window reads a 3; the second die's window a quarter larger sees letters (no die),
+        # the third's a half larger sees a cluster of dice, a size it never learnt dice at
+        rows = []
+        for n, (center, size, angle) in enumerate(boxes):
+            scale, die = size / 40.0, n % 3
+            doubt = (die == 1 and 1.2 < scale < 1.3) or (die == 2 and scale > 1.4)
+            rows.append(probabilities(0.6 if doubt else 0.01, 3))
+        return np.stack(rows)
+
+    monkeypatch.setattr(reader, "classify_dice", fake_classify_dice)
+    assert 1.25 in reader.SCALE_LOOKS and 1.5 in reader.SCALE_LOOKS
+    image = np.zeros((200, 400, 3), np.uint8)
+    probs, steady, seen = reader.second_looks(image, found, reader.classify(image, found))
+    assert steady.all() and seen == pytest.approx([0.99, 0.4, 0.99])
+    readings = [reader.die_reading(d, p, seen=a) for d, p, a in zip(found, probs, seen)]
+    assert [r.sure for r in readings] == [True, False, True]
+    assert readings[1].value == 3 and not readings[1].sure

@@ -6,7 +6,8 @@ Pipeline (nothing is tied to one camera: sizes come from the image itself):
      over the image shrunk to 320 px;
   2. the classifier (`classifier.classify_dice`) reads each detection's window: "not a die"
      or a flat die showing 1..6, or cocked, with calibrated probabilities; and again in
-     windows scaled by SCALE_LOOKS: a die whose value changes with the window is never sure;
+     windows scaled by SCALE_LOOKS: a die whose value changes with the window, or that a
+     look a little larger doubts is a die at all, is never sure;
   3. the detector decides what is a die, the classifier can only veto: a detection from
      SURE_DETECTION stays unless the classifier is certain there is no die (a little less
      certain will do for one scored under KEEP_SCORE); doubtful ones are used only to reach
@@ -29,6 +30,7 @@ import numpy as np
 
 from vision.reader.classifier import CLASS_NAMES, classify_dice
 from vision.reader.detector import Detection, detect
+from vision.reader.windows import DIE_WINDOW_SCALES
 from vision.reading import SURE_CONFIDENCE, DieReading, Problem, Reading, die_problems
 
 MAX_PIXELS = 40_000_000  # a bigger array is refused (no camera gives one; converting it would cost gigabytes)
@@ -90,18 +92,24 @@ def classify(image: np.ndarray, found: list[Detection]) -> np.ndarray:
     return classify_dice(image, [(d.center, d.size, d.angle) for d in found])
 
 
-def second_looks(image: np.ndarray, dice: list[Detection], first: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The dice's probabilities after reading each again at every scale of SCALE_LOOKS, and
-    per die whether every window read its value (at least LOOK_AGREEMENT of the share).
+def second_looks(image: np.ndarray, dice: list[Detection], first: np.ndarray
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The dice's probabilities after reading each again at every scale of SCALE_LOOKS, per
+    die whether every window read its value (at least LOOK_AGREEMENT of the share), and per
+    die the probability that there is a die by the look least sure of one, among those at
+    window sizes the classifier learnt dice in (DIE_WINDOW_SCALES).
 
     A die read at its detected size and again in windows a little larger shows the same
     face; a reading that changes with the window (a pip taken for a whole die, a neighbour's
     pips at the edge, a face the network has never seen), or that any look gives less than
     LOOK_AGREEMENT of the value's share, is a guess. Where the looks disagree
     the values are the looks' mean and the die cannot be sure; whether there is a die, and a
-    cocked one, stays the first look's. Only the dice kept are looked at again."""
+    cocked one, stays the first look's, but a die is only as surely there as the least sure
+    of those looks says: the bowl of a headline's letter is a one-pip face at its own size
+    and a letter among letters in a window a quarter larger, where a die is still a die.
+    Only the dice kept are looked at again."""
     if not dice:
-        return first, np.zeros(0, bool)
+        return first, np.zeros(0, bool), np.zeros(0)
     # the other scales are read once each, without the quarter turns the first look may take
     again = classify_dice(image, [(d.center, d.size * k, d.angle) for k in SCALE_LOOKS for d in dice], tta=False)
     looks = np.concatenate([first, again]).reshape(1 + len(SCALE_LOOKS), len(dice), -1)
@@ -110,7 +118,10 @@ def second_looks(image: np.ndarray, dice: list[Detection], first: np.ndarray) ->
     steady = (shares[:, np.arange(len(dice)), value] >= LOOK_AGREEMENT).all(axis=0)
     probabilities = looks[0].copy()
     probabilities[~steady, 1:7] = shares[:, ~steady].mean(axis=0) * probabilities[~steady, 1:7].sum(axis=1, keepdims=True)
-    return probabilities, steady
+    # a bigger window than the classifier learnt dice in can hold a cluster of dice, which it was
+    # taught is not a die: only the looks it knows speak to whether one is there
+    knows = [0] + [1 + n for n, k in enumerate(SCALE_LOOKS) if k <= DIE_WINDOW_SCALES[1]]
+    return probabilities, steady, 1.0 - looks[knows, :, 0].max(axis=0)
 
 
 Polygon = Sequence[tuple[float, float]]
@@ -163,8 +174,9 @@ def read_bgr(img: np.ndarray, expected: int | None, outline: np.ndarray | None =
         found = [d for d in found if cv2.pointPolygonTest(outline, (float(d.center[0]), float(d.center[1])), False) >= 0]
     first, kept, guessed = classified(img, found, expected)
     kept.sort(key=lambda i: (round(found[i].center[1] / max(found[i].size, 1.0)), found[i].center[0]))
-    probabilities, steady = second_looks(img, [found[i] for i in kept], first[kept])
-    dice = [die_reading(found[i], p, i in guessed, unsteady=not s) for i, p, s in zip(kept, probabilities, steady)]
+    probabilities, steady, seen = second_looks(img, [found[i] for i in kept], first[kept])
+    dice = [die_reading(found[i], p, i in guessed, unsteady=not s, seen=float(a))
+            for i, p, s, a in zip(kept, probabilities, steady, seen)]
     return Reading(tuple(dice), tuple(problems_of(dice, expected)))
 
 
@@ -216,13 +228,15 @@ def select_dice(found: list[Detection], probabilities: np.ndarray, expected: int
     return kept, guessed
 
 
-def die_reading(d: Detection, probabilities: np.ndarray, guessed: bool = False, unsteady: bool = False) -> DieReading:
+def die_reading(d: Detection, probabilities: np.ndarray, guessed: bool = False, unsteady: bool = False,
+                seen: float | None = None) -> DieReading:
     """A die's value, confidence and alternatives from its class probabilities.
 
     The confidence is the probability of the best value among the six values, so it says
     how sure the reading of the top face is once we know a die is there. A die is sure only
     when the classifier gives "a die showing this value" at least SURE_CONFIDENCE, the value's
-    confidence times the probability that a die is there at all: a value read surely off
+    confidence times the probability that a die is there at all (`seen`, that of the look
+    least sure of one, where the die was looked at again): a value read surely off
     something that may be no die (a letter's bowl in a headline, a pip on a black die) is no
     sure reading of a die. A die kept only because the expected count asked for it, or one
     whose value changed with the window's scale (`unsteady`), is never sure either. A die the
@@ -233,7 +247,8 @@ def die_reading(d: Detection, probabilities: np.ndarray, guessed: bool = False, 
     confidence = float(values[ranked[0]])
     if guessed:
         confidence = min(confidence, d.score, 1.0 - float(probabilities[0]), SURE_CONFIDENCE - 0.01)
-    if unsteady or confidence * (1.0 - float(probabilities[0])) < SURE_CONFIDENCE:
+    there = 1.0 - float(probabilities[0]) if seen is None else seen
+    if unsteady or confidence * there < SURE_CONFIDENCE:
         confidence = min(confidence, SURE_CONFIDENCE - 0.01)
     alternatives = tuple(int(v) + 1 for v in ranked[1:] if values[v] >= 0.05)
     if confidence < SURE_CONFIDENCE and not alternatives:

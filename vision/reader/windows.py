@@ -25,6 +25,9 @@ import cv2
 import numpy as np
 
 CHANNELS = 4
+# Windows cut from this many times a die's edge up to that many are taught to be the die (the
+# detector's errors in size); beyond them the classifier was never told whether a die is there.
+DIE_WINDOW_SCALES = (0.8, 1.25)
 
 
 @dataclass(frozen=True)
