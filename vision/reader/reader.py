@@ -44,6 +44,9 @@ KEEP_SCORE = 0.6  # with too many, detections below this score are dropped, weak
 GUESSED_SIZE_RATIO = 1.6  # a die added for the count is within this factor of the found dice' size
 COCKED_SCORE = 0.5  # detector cocked probability from which a die is reported cocked
 SCALE_LOOKS = (1.25, 1.5)  # each die's window read again at these multiples of its size
+# The looks (the first, then SCALE_LOOKS') that speak to whether a die is there: a window bigger
+# than the classifier learnt dice in can hold a cluster of dice, which it was taught is no die
+LOOKS_FOR_A_DIE = (0, *(1 + n for n, k in enumerate(SCALE_LOOKS) if k <= DIE_WINDOW_SCALES[1]))
 LOOK_AGREEMENT = 0.8  # a die is steady when every look gives its value at least this share
 
 
@@ -118,10 +121,7 @@ def second_looks(image: np.ndarray, dice: list[Detection], first: np.ndarray
     steady = (shares[:, np.arange(len(dice)), value] >= LOOK_AGREEMENT).all(axis=0)
     probabilities = looks[0].copy()
     probabilities[~steady, 1:7] = shares[:, ~steady].mean(axis=0) * probabilities[~steady, 1:7].sum(axis=1, keepdims=True)
-    # a bigger window than the classifier learnt dice in can hold a cluster of dice, which it was
-    # taught is not a die: only the looks it knows speak to whether one is there
-    knows = [0] + [1 + n for n, k in enumerate(SCALE_LOOKS) if k <= DIE_WINDOW_SCALES[1]]
-    return probabilities, steady, 1.0 - looks[knows, :, 0].max(axis=0)
+    return probabilities, steady, 1.0 - looks[list(LOOKS_FOR_A_DIE), :, 0].max(axis=0)
 
 
 Polygon = Sequence[tuple[float, float]]
