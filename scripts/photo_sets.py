@@ -11,6 +11,11 @@ Each set's SOURCE.md says what its boxes mean, and the dice are read accordingly
     the crop padded to three times its size (where the die has the size the detector knows);
     a crop where it finds no die-sized face near the centre is left out. The faces found are
     cached beside the training data, keyed by the detector file's hash.
+A train photo that is another set's test photo is left out: the sets were gathered from public
+collections that share photos (rune55 re-exported many of nell-byler's), and a bench that reads a
+test split must not read what the networks learnt. A shared shot is known by the phone's own
+file name kept inside both names (`camera_shot`). It is left out after the held-out photos are
+picked, so those stay every tenth train photo in manifest order, as `lab.reader_eval` reads them.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,6 +37,9 @@ if str(ROOT) not in sys.path:
 
 DICE_PHOTOS = ROOT.parent / "shared" / "data" / "dice-photos"
 WHOLE_CROP_SETS = ("tomitomi",)  # boxes are the whole image, not the die
+# A phone camera's file name (IMG_20191209_095439, PXL_20240219_192104357): one shot, whichever
+# collection re-exported it under a longer name
+CAMERA_SHOT = re.compile(r"(?:IMG|PXL)_\d{8}_\d{6,9}")
 
 
 @dataclass(frozen=True)
@@ -68,6 +77,25 @@ def manifest_rows(root: Path, name: str, split: str) -> list[dict]:
             if row.get("split") == split:
                 rows.append(row)
     return rows
+
+
+def camera_shot(image: str) -> str | None:
+    """The phone's file name inside a photo's file name, or None where there is none."""
+    found = CAMERA_SHOT.search(Path(image).name)
+    return found.group(0) if found else None
+
+
+def test_shots(root: Path) -> set[str]:
+    """The camera shots of every set's test split: only their names are read, to leave the
+    train photos of the same shots out of training."""
+    shots = set()
+    for name in set_names(root):
+        for line in (root / name / "manifest.jsonl").read_text().splitlines():
+            if line.strip():
+                row = json.loads(line)
+                if row.get("split") == "test" and (shot := camera_shot(row["image"])) is not None:
+                    shots.add(shot)
+    return shots
 
 
 def is_held_out(index: int) -> bool:
@@ -138,14 +166,16 @@ def whole_crop_photos(root: Path, name: str, split: str, cache: Path) -> list[Ph
 
 def training_photos(cache: Path, root: Path = DICE_PHOTOS, split: str = "train",
                     names: list[str] | None = None) -> list[Photo]:
-    """Every photo of `split` of every set under root (see the module doc)."""
+    """Every photo of `split` of every set under root but those of a test photo's shot (see
+    the module doc)."""
     photos = []
     for name in names or set_names(root):
         if name in WHOLE_CROP_SETS:
             photos += whole_crop_photos(root, name, split, cache)
         else:
             photos += boxed_photos(root, name, split)
-    return photos
+    tested = test_shots(root)
+    return [photo for photo in photos if camera_shot(photo.path.name) not in tested]
 
 
 def held_out(photos: list[Photo]) -> tuple[list[Photo], list[Photo]]:

@@ -233,3 +233,27 @@ def test_a_classifier_run_stopped_after_a_checkpoint_ends_as_one_that_never_stop
     resumed = run(tmp_path / "stopped.pt")
     for a, b in zip(whole.state_dict().values(), resumed.state_dict().values()):
         assert torch.equal(a, b)
+
+
+def test_train_photos_of_a_shot_in_any_test_split_are_left_out(tmp_path: Path) -> None:
+    photo_sets = scripts_module("photo_sets")
+
+    def manifest(name: str, rows: list[tuple[str, str]]) -> None:
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "manifest.jsonl").write_text("".join(
+            json.dumps({"image": image, "split": split, "dice": [{"value": 3, "box": [0, 0, 10, 10]}]}) + "\n"
+            for image, split in rows))
+
+    # one set re-exported another's phone photos under longer names, on the other side of the split
+    manifest("phone", [(f"images/train/IMG_20191209_0954{i:02d}.jpg", "train") for i in range(10)]
+             + [("images/test/IMG_20191209_100030.jpg", "test")])
+    manifest("export", [("images/test/IMG_20191209_095403_jpg_aa4e32e7.jpg", "test"),
+                        ("images/train/IMG_20191209_100030_jpg_1bd0c2f3.jpg", "train"),
+                        ("images/train/00019_jpg_76c950ac.jpg", "train")])
+    photos = photo_sets.training_photos(tmp_path / "cache", tmp_path)
+    names = sorted(p.path.name for p in photos)
+    assert "IMG_20191209_095403.jpg" not in names and "IMG_20191209_100030_jpg_1bd0c2f3.jpg" not in names
+    assert len(names) == 10 and "00019_jpg_76c950ac.jpg" in names  # a name with no camera shot stays
+    # the held-out photo is still the tenth of the manifest's train photos, as lab.reader_eval reads it
+    assert [p.path.name for p in photos if p.held_out] == ["IMG_20191209_095409.jpg"]
+    assert photo_sets.camera_shot("PXL_20240219_192104357_jpg_6f7cf25f.jpg") == "PXL_20240219_192104357"
