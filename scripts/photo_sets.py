@@ -11,11 +11,10 @@ Each set's SOURCE.md says what its boxes mean, and the dice are read accordingly
     the crop padded to three times its size (where the die has the size the detector knows);
     a crop where it finds no die-sized face near the centre is left out. The faces found are
     cached beside the training data, keyed by the detector file's hash.
-A train photo that is another set's test photo is left out: the sets were gathered from public
-collections that share photos (rune55 re-exported many of nell-byler's), and a bench that reads a
-test split must not read what the networks learnt. A shared shot is known by the phone's own
-file name kept inside both names (`camera_shot`). It is left out after the held-out photos are
-picked, so those stay every tenth train photo in manifest order, as `lab.reader_eval` reads them.
+A train photo of a test photo's camera shot, in any set, is left out (`lab.reader_eval.shots`):
+a bench that reads a test split must not read what the networks learnt. It is left out after
+the held-out photos are picked, so those stay every tenth train photo in manifest order, as
+`lab.reader_eval` reads them.
 """
 
 from __future__ import annotations
@@ -23,7 +22,6 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,11 +33,10 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from lab.reader_eval.shots import camera_shot, shots_in_tests  # noqa: E402
+
 DICE_PHOTOS = ROOT.parent / "shared" / "data" / "dice-photos"
 WHOLE_CROP_SETS = ("tomitomi",)  # boxes are the whole image, not the die
-# A phone camera's file name (IMG_20191209_095439, PXL_20240219_192104357): one shot, whichever
-# collection re-exported it under a longer name
-CAMERA_SHOT = re.compile(r"(?:IMG|PXL)_\d{8}_\d{6,9}")
 
 
 @dataclass(frozen=True)
@@ -77,25 +74,6 @@ def manifest_rows(root: Path, name: str, split: str) -> list[dict]:
             if row.get("split") == split:
                 rows.append(row)
     return rows
-
-
-def camera_shot(image: str) -> str | None:
-    """The phone's file name inside a photo's file name, or None where there is none."""
-    found = CAMERA_SHOT.search(Path(image).name)
-    return found.group(0) if found else None
-
-
-def test_shots(root: Path) -> set[str]:
-    """The camera shots of every set's test split: only their names are read, to leave the
-    train photos of the same shots out of training."""
-    shots = set()
-    for name in set_names(root):
-        for line in (root / name / "manifest.jsonl").read_text().splitlines():
-            if line.strip():
-                row = json.loads(line)
-                if row.get("split") == "test" and (shot := camera_shot(row["image"])) is not None:
-                    shots.add(shot)
-    return shots
 
 
 def is_held_out(index: int) -> bool:
@@ -174,7 +152,7 @@ def training_photos(cache: Path, root: Path = DICE_PHOTOS, split: str = "train",
             photos += whole_crop_photos(root, name, split, cache)
         else:
             photos += boxed_photos(root, name, split)
-    tested = test_shots(root)
+    tested = shots_in_tests(root)
     return [photo for photo in photos if camera_shot(photo.path.name) not in tested]
 
 

@@ -256,4 +256,3 @@ def test_train_photos_of_a_shot_in_any_test_split_are_left_out(tmp_path: Path) -
     assert len(names) == 10 and "00019_jpg_76c950ac.jpg" in names  # a name with no camera shot stays
     # the held-out photo is still the tenth of the manifest's train photos, as lab.reader_eval reads it
     assert [p.path.name for p in photos if p.held_out] == ["IMG_20191209_095409.jpg"]
-    assert photo_sets.camera_shot("PXL_20240219_192104357_jpg_6f7cf25f.jpg") == "PXL_20240219_192104357"

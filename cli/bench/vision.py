@@ -44,8 +44,9 @@ import numpy as np
 
 from lab import synth
 from lab.reader_eval.detector_eval import match_detections
-from lab.reader_eval.evaluate import format_summary, load_manifest, match_centres, percentile, summarise
+from lab.reader_eval.evaluate import HELD_OUT, format_summary, load_manifest, match_centres, percentile, summarise
 from lab.reader_eval.read_sets import read_negatives, read_photos
+from lab.reader_eval.shots import shots_in_tests
 from vision.reader.classifier import use_model
 from vision.reader.detector import THRESHOLD, detector
 from vision.reader.reader import load_models, read_dice
@@ -153,7 +154,7 @@ def load_photos(args: argparse.Namespace, scratch: Path):
         root = args.root or manifest.parent
         title = f"{manifest}" + (f" split {args.split}" if args.split else "")
     try:
-        photos = load_manifest(manifest, args.split)
+        photos = load_manifest(manifest, args.split, tuned_on_not(args.split, manifest.parent.parent))
     except (OSError, ValueError) as error:
         print(f"cubilete bench vision: {error}", file=sys.stderr)
         return 2
@@ -191,6 +192,12 @@ def bench_reading(args: argparse.Namespace, title: str, root: Path, photos: list
     return 0
 
 
+def tuned_on_not(split: str | None, sets: Path) -> frozenset[str]:
+    """The camera shots to leave out of `split`: for the held-out photos, which `decide` tunes on,
+    those of the test photos of the sets under `sets` (`shots`), as `decide` leaves them out."""
+    return shots_in_tests(sets) if split == HELD_OUT else frozenset()
+
+
 def bench_suite(args: argparse.Namespace) -> int:
     """One row per photo set under --suite (and one for --negatives): the table of the issue."""
     if args.expect is None:
@@ -204,7 +211,7 @@ def bench_suite(args: argparse.Namespace) -> int:
     for manifest in manifests:
         name = str(manifest.parent.relative_to(args.suite)) if manifest.parent != args.suite else manifest.parent.name
         try:
-            photos = load_manifest(manifest, args.split or "test")
+            photos = load_manifest(manifest, args.split or "test", tuned_on_not(args.split, args.suite))
         except (OSError, ValueError) as error:
             print(f"cubilete bench vision: {error}", file=sys.stderr)
             return 2

@@ -43,6 +43,7 @@ from lab import synth
 from lab.reader_eval.classifier_bench import SHARED
 from lab.reader_eval.evaluate import HELD_OUT, load_manifest, summarise
 from lab.reader_eval.read_sets import read_negatives, read_photos
+from lab.reader_eval.shots import shots_in_tests
 from vision.reader import classifier, detector
 from vision.reader.reader import load_models
 
@@ -213,7 +214,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.classifier is None and args.detector is None and args.save is None and args.against is None:
         parser.error("give a candidate: --classifier, --detector or both; or --save and then --against "
                      "to judge a change of the reader's code")
-    pictures = {"photos": str(args.photos.resolve()), "negatives": args.negatives, "synthetic": args.synthetic}
+    # figures saved before the held-out photos left test photos' shots out were read on others
+    pictures = {"photos": str(args.photos.resolve()), "held-out": "less test photos' camera shots",
+                "negatives": args.negatives, "synthetic": args.synthetic}
     baseline = None
     if args.against is not None:
         try:
@@ -233,7 +236,9 @@ def main(argv: list[str] | None = None) -> int:
     if not manifests:
         print(f"decide: no photo sets under {args.photos}", file=sys.stderr)
         return 2
-    photo_sets = {m.parent.name: (m.parent, load_manifest(m, HELD_OUT)) for m in manifests}
+    # a held-out photo of another set's test photo (the same camera shot) is not tuned on
+    tested = shots_in_tests(args.photos)
+    photo_sets = {m.parent.name: (m.parent, load_manifest(m, HELD_OUT, tested)) for m in manifests}
     with tempfile.TemporaryDirectory(prefix="cubilete-decide-") as scratch:
         scenes = {}
         for seed in DECISION_SYNTHETIC_SEEDS if args.synthetic else ():

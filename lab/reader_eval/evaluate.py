@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
+from lab.reader_eval.shots import camera_shot
 from vision.reading import SURE_CONFIDENCE, Reading
 
 
@@ -59,10 +60,12 @@ class LabelledPhoto:
 HELD_OUT = "held-out"  # not a split of the manifest: every tenth photo of its train split
 
 
-def load_manifest(path: Path | str, split: str | None = None) -> list[LabelledPhoto]:
-    """The photos of a manifest, optionally only those of one split. The split "held-out" is
-    every tenth photo of the train split, in manifest order: the photos the training scripts
-    keep from the networks (`scripts/photo_sets.py`), on which the reader may be tuned."""
+def load_manifest(path: Path | str, split: str | None = None,
+                  leave_out: frozenset[str] = frozenset()) -> list[LabelledPhoto]:
+    """The photos of a manifest, optionally only those of one split, less those of the camera
+    shots `leave_out` (`shots`). The split "held-out" is every tenth photo of the train split,
+    in manifest order: the photos the training scripts keep from the networks
+    (`scripts/photo_sets.py`), on which the reader may be tuned."""
     photos = []
     train_index = 0
     for number, line in enumerate(Path(path).read_text().splitlines(), start=1):
@@ -84,7 +87,7 @@ def load_manifest(path: Path | str, split: str | None = None) -> list[LabelledPh
                 train_index += 1
         elif split is None or photo.split == split:
             photos.append(photo)
-    return photos
+    return [photo for photo in photos if camera_shot(photo.image) not in leave_out] if leave_out else photos
 
 
 @dataclass
