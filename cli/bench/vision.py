@@ -154,7 +154,7 @@ def load_photos(args: argparse.Namespace, scratch: Path):
         root = args.root or manifest.parent
         title = f"{manifest}" + (f" split {args.split}" if args.split else "")
     try:
-        photos = load_manifest(manifest, args.split, tuned_on_not(args.split, manifest.parent.parent))
+        photos = load_manifest(manifest, args.split, shots_not_to_tune_on(args.split, manifest.parent.parent))
     except (OSError, ValueError) as error:
         print(f"cubilete bench vision: {error}", file=sys.stderr)
         return 2
@@ -192,7 +192,7 @@ def bench_reading(args: argparse.Namespace, title: str, root: Path, photos: list
     return 0
 
 
-def tuned_on_not(split: str | None, sets: Path) -> frozenset[str]:
+def shots_not_to_tune_on(split: str | None, sets: Path) -> frozenset[str]:
     """The camera shots to leave out of `split`: for the held-out photos, which `decide` tunes on,
     those of the test photos of the sets under `sets` (`shots`), as `decide` leaves them out."""
     return shots_in_tests(sets) if split == HELD_OUT else frozenset()
@@ -211,7 +211,7 @@ def bench_suite(args: argparse.Namespace) -> int:
     for manifest in manifests:
         name = str(manifest.parent.relative_to(args.suite)) if manifest.parent != args.suite else manifest.parent.name
         try:
-            photos = load_manifest(manifest, args.split or "test", tuned_on_not(args.split, args.suite))
+            photos = load_manifest(manifest, args.split or "test", shots_not_to_tune_on(args.split, args.suite))
         except (OSError, ValueError) as error:
             print(f"cubilete bench vision: {error}", file=sys.stderr)
             return 2
