@@ -87,7 +87,7 @@ def load_manifest(path: Path | str, split: str | None = None,
                 train_index += 1
         elif split is None or photo.split == split:
             photos.append(photo)
-    return [photo for photo in photos if camera_shot(photo.image) not in leave_out] if leave_out else photos
+    return [photo for photo in photos if camera_shot(photo.image) not in leave_out]
 
 
 @dataclass

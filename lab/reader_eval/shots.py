@@ -5,7 +5,8 @@ test photo of one set can be a train photo of another. A phone names each shot b
 photos whose names carry the same one are the same shot. Names without one say nothing.
 
 The training scripts leave out every train photo of a test photo's shot, and the held-out
-photos `decide` tunes on leave them out too, so no test photo is learnt or tuned on twice over.
+photos `decide` tunes on leave them out too, so no copy of a test photo is learnt or tuned on.
+Copies whose names carry no camera shot (rune55 has some within its own splits) are not found.
 """
 
 from __future__ import annotations

@@ -280,3 +280,5 @@ def test_a_die_a_slightly_larger_look_doubts_is_never_sure(monkeypatch: pytest.M
     readings = [reader.die_reading(d, p, seen=a) for d, p, a in zip(found, probs, seen)]
     assert [r.sure for r in readings] == [True, False, True]
     assert readings[1].value == 3 and readings[1].alternatives  # asked about, with its value shown
+    # a die kept only for the count shows no more confidence than a die is there by every look
+    assert reader.die_reading(found[1], probs[1], guessed=True, seen=float(seen[1])).confidence <= 0.4

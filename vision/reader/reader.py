@@ -46,7 +46,8 @@ COCKED_SCORE = 0.5  # detector cocked probability from which a die is reported c
 SCALE_LOOKS = (1.25, 1.5)  # each die's window read again at these multiples of its size
 # The looks (the first, then SCALE_LOOKS') that speak to whether a die is there: a window bigger
 # than the classifier learnt dice in can hold a cluster of dice, which it was taught is no die
-LOOKS_FOR_A_DIE = (0, *(1 + n for n, k in enumerate(SCALE_LOOKS) if k <= DIE_WINDOW_SCALES[1]))
+LOOKS_FOR_A_DIE = (0, *(1 + n for n, k in enumerate(SCALE_LOOKS)
+                       if DIE_WINDOW_SCALES[0] <= k <= DIE_WINDOW_SCALES[1]))
 LOOK_AGREEMENT = 0.8  # a die is steady when every look gives its value at least this share
 
 
@@ -245,9 +246,9 @@ def die_reading(d: Detection, probabilities: np.ndarray, guessed: bool = False, 
     values = probabilities[1:7] / max(float(probabilities[1:7].sum()), 1e-9)
     ranked = np.argsort(-values)
     confidence = float(values[ranked[0]])
-    if guessed:
-        confidence = min(confidence, d.score, 1.0 - float(probabilities[0]), SURE_CONFIDENCE - 0.01)
     there = 1.0 - float(probabilities[0]) if seen is None else seen
+    if guessed:
+        confidence = min(confidence, d.score, there, SURE_CONFIDENCE - 0.01)
     if unsteady or confidence * there < SURE_CONFIDENCE:
         confidence = min(confidence, SURE_CONFIDENCE - 0.01)
     alternatives = tuple(int(v) + 1 for v in ranked[1:] if values[v] >= 0.05)
