@@ -11,6 +11,7 @@ Each set's SOURCE.md says what its boxes mean, and the dice are read accordingly
     the crop padded to three times its size (where the die has the size the detector knows);
     a crop where it finds no die-sized face near the centre is left out. The faces found are
     cached beside the training data, keyed by the detector file's hash.
+Labels are read with the reviewed fixes of `lab.reader_eval.label_fixes`.
 A train photo of a test photo's camera shot, in any set, is left out (`lab.reader_eval.shots`):
 a bench that reads a test split must not read what the networks learnt. It is left out after
 the held-out photos are picked, so those stay every tenth train photo in manifest order, as
@@ -33,6 +34,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from lab.reader_eval.label_fixes import fixed_row  # noqa: E402
 from lab.reader_eval.shots import camera_shot, shots_in_tests  # noqa: E402
 
 DICE_PHOTOS = ROOT.parent / "shared" / "data" / "dice-photos"
@@ -72,7 +74,7 @@ def manifest_rows(root: Path, name: str, split: str) -> list[dict]:
         if line.strip():
             row = json.loads(line)
             if row.get("split") == split:
-                rows.append(row)
+                rows.append(fixed_row(name, row))
     return rows
 
 

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
+from lab.reader_eval.label_fixes import fixed_row
 from lab.reader_eval.shots import camera_shot
 from vision.reading import SURE_CONFIDENCE, Reading
 
@@ -65,7 +66,9 @@ def load_manifest(path: Path | str, split: str | None = None,
     """The photos of a manifest, optionally only those of one split, less those of the camera
     shots `leave_out` (`shots`). The split "held-out" is every tenth photo of the train split,
     in manifest order: the photos the training scripts keep from the networks
-    (`scripts/photo_sets.py`), on which the reader may be tuned."""
+    (`scripts/photo_sets.py`), on which the reader may be tuned. Train photos are read with the
+    reviewed label fixes of their set (`label_fixes`, the set being the manifest's folder)."""
+    set_name = Path(path).parent.name
     photos = []
     train_index = 0
     for number, line in enumerate(Path(path).read_text().splitlines(), start=1):
@@ -73,6 +76,10 @@ def load_manifest(path: Path | str, split: str | None = None,
             continue
         try:
             row = json.loads(line)
+        except ValueError as error:
+            raise ValueError(f"{path}:{number}: not a manifest line ({error})") from None
+        row = fixed_row(set_name, row)
+        try:
             dice = tuple(
                 LabelledDie(int(d["value"]), tuple(float(v) for v in d["box"]), bool(d.get("ignore", False)))
                 for d in row.get("dice", [])

@@ -1,0 +1,76 @@
+"""Label fixes: reviewed train labels are read corrected by the bench and the training scripts;
+a test split never is, and a fix that no longer fits its manifest is refused."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import scripts.photo_sets as photo_sets
+from lab.reader_eval import label_fixes
+from lab.reader_eval.evaluate import load_manifest
+from lab.reader_eval.label_fixes import LABEL_FIXES, LabelFix, fixed_row
+
+FIX = LabelFix("phone", "images/train/a.jpg", 1, 5, 4, "four pips")
+
+
+def row(image: str, split: str, values: list[int]) -> dict:
+    return {"image": image, "split": split, "dice": [{"value": v, "box": [10 * i, 0, 10 * i + 9, 9]}
+                                                     for i, v in enumerate(values)]}
+
+
+def write_set(root: Path, rows: list[dict]) -> Path:
+    (root / "phone").mkdir(parents=True)
+    manifest = root / "phone" / "manifest.jsonl"
+    manifest.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return manifest
+
+
+def test_a_fix_changes_only_its_die_and_leaves_the_row_it_was_given() -> None:
+    given = row("images/train/a.jpg", "train", [2, 5, 5])
+    fixed = fixed_row("phone", given, (FIX,))
+    assert [d["value"] for d in fixed["dice"]] == [2, 4, 5]
+    assert [d["value"] for d in given["dice"]] == [2, 5, 5]
+    assert fixed["dice"][1]["box"] == given["dice"][1]["box"]
+    # another set's photo of the same name is another photo
+    assert fixed_row("other", given, (FIX,)) is given
+
+
+def test_a_fix_that_no_longer_fits_its_manifest_is_refused() -> None:
+    with pytest.raises(ValueError, match="no longer labelled 5"):
+        fixed_row("phone", row("images/train/a.jpg", "train", [2, 6, 5]), (FIX,))
+    with pytest.raises(ValueError, match="no longer labelled 5"):
+        fixed_row("phone", row("images/train/a.jpg", "train", [2]), (FIX,))
+
+
+def test_a_test_photo_is_never_fixed() -> None:
+    with pytest.raises(ValueError, match="train photos only"):
+        fixed_row("phone", row("images/train/a.jpg", "test", [2, 5, 5]), (FIX,))
+
+
+def test_the_bench_and_the_training_scripts_read_the_fixed_labels(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setattr(label_fixes, "LABEL_FIXES", (FIX,))
+    manifest = write_set(tmp_path, [row("images/train/a.jpg", "train", [2, 5, 5]),
+                                    row("images/test/a.jpg", "test", [2, 5, 5])])
+    read = {p.image: [d.value for d in p.dice] for p in load_manifest(manifest)}
+    assert read == {"images/train/a.jpg": [2, 4, 5], "images/test/a.jpg": [2, 5, 5]}
+    assert [[d.value for d in p.dice] for p in photo_sets.boxed_photos(tmp_path, "phone", "train")] == [[2, 4, 5]]
+
+
+def test_every_shipped_fix_is_reviewed_and_changes_a_value() -> None:
+    assert len({(f.set_name, f.image, f.die) for f in LABEL_FIXES}) == len(LABEL_FIXES)
+    for fix in LABEL_FIXES:
+        assert fix.labelled != fix.seen and {fix.labelled, fix.seen} <= set(range(1, 7))
+        assert fix.image.startswith("images/train/") and fix.why
+
+
+def test_every_shipped_fix_fits_the_photo_sets(dice_photos_dir: Path) -> None:
+    for fix in LABEL_FIXES:
+        manifest = dice_photos_dir.parent / fix.set_name / "manifest.jsonl"
+        if not manifest.is_file():
+            pytest.skip(f"needs the photo set {fix.set_name} at {manifest.parent}")
+        rows = [json.loads(line) for line in manifest.read_text().splitlines() if line.strip()]
+        (photo,) = [r for r in rows if r["image"] == fix.image]
+        assert fixed_row(fix.set_name, photo)["dice"][fix.die]["value"] == fix.seen
