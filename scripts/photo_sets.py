@@ -12,7 +12,8 @@ Each set's SOURCE.md says what its boxes mean, and the dice are read accordingly
     a crop where it finds no die-sized face near the centre is left out. The faces found are
     cached beside the training data, keyed by the detector file's hash.
 Labels are read with the reviewed fixes of `lab.reader_eval.label_fixes`.
-A train photo of a test photo's camera shot, in any set, is left out (`lab.reader_eval.shots`):
+A train photo of a test photo's camera shot (`lab.reader_eval.shots`) or scene (the same dice
+lying the same way, an augmented copy: `lab.reader_eval.scenes`), in any set, is left out:
 a bench that reads a test split must not read what the networks learnt. It is left out after
 the held-out photos are picked, so those stay every tenth train photo in manifest order, as
 `lab.reader_eval` reads them.
@@ -35,6 +36,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from lab.reader_eval.label_fixes import fixed_row  # noqa: E402
+from lab.reader_eval.scenes import scene_copies  # noqa: E402
 from lab.reader_eval.shots import camera_shot, shots_in_tests  # noqa: E402
 
 DICE_PHOTOS = ROOT.parent / "shared" / "data" / "dice-photos"
@@ -146,8 +148,8 @@ def whole_crop_photos(root: Path, name: str, split: str, cache: Path) -> list[Ph
 
 def training_photos(cache: Path, root: Path = DICE_PHOTOS, split: str = "train",
                     names: list[str] | None = None) -> list[Photo]:
-    """Every photo of `split` of every set under root but those of a test photo's shot (see
-    the module doc)."""
+    """Every photo of `split` of every set under root but those of a test photo's shot or scene
+    (see the module doc)."""
     photos = []
     for name in names or set_names(root):
         if name in WHOLE_CROP_SETS:
@@ -155,7 +157,9 @@ def training_photos(cache: Path, root: Path = DICE_PHOTOS, split: str = "train",
         else:
             photos += boxed_photos(root, name, split)
     tested = shots_in_tests(root)
-    return [photo for photo in photos if camera_shot(photo.path.name) not in tested]
+    copies = scene_copies(root.resolve()).train
+    return [photo for photo in photos if camera_shot(photo.path.name) not in tested
+            and f"{photo.set_name}/{photo.path.relative_to(root / photo.set_name).as_posix()}" not in copies]
 
 
 def held_out(photos: list[Photo]) -> tuple[list[Photo], list[Photo]]:

@@ -46,12 +46,14 @@ from lab import synth
 from lab.reader_eval.detector_eval import match_detections
 from lab.reader_eval.evaluate import HELD_OUT, format_summary, load_manifest, match_centres, percentile, summarise
 from lab.reader_eval.read_sets import read_negatives, read_photos
+from lab.reader_eval.scenes import scene_copies
 from lab.reader_eval.shots import shots_in_tests
 from vision.reader.classifier import use_model
 from vision.reader.detector import THRESHOLD, detector
 from vision.reader.reader import load_models, read_dice
 from vision.reading import SURE_CONFIDENCE
 
+UNSEEN = "unseen"  # the suite's row of a set's test photos whose scene no train split holds
 MATCHING_HELP = (
     "matching: a predicted die matches a labelled die when its centre lies within half the "
     "label box's side of the box centre; pairs are taken nearest first, one to one; dice "
@@ -74,7 +76,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     source.add_argument("--synthetic", type=int, metavar="N", help="render N synthetic scenes with lab.synth and read them")
     source.add_argument("--suite", type=Path, metavar="DIR",
                         help="every manifest.jsonl under DIR (its test split unless --split), each photo read with "
-                             "its own dice count as the device does; one table, a row per set")
+                             "its own dice count as the device does; one table, a row per set, and one of a set's "
+                             "test photos whose scene no train split holds (unseen)")
     parser.add_argument("--negatives", type=int, metavar="N", default=0,
                         help="also read N seeded pictures with no die (text, headlines, grids, checkerboards, "
                              "gradients, noise, wood; seed --seed) and count the dice found in them")
@@ -154,7 +157,7 @@ def load_photos(args: argparse.Namespace, scratch: Path):
         root = args.root or manifest.parent
         title = f"{manifest}" + (f" split {args.split}" if args.split else "")
     try:
-        photos = load_manifest(manifest, args.split, shots_not_to_tune_on(args.split, manifest.parent.parent))
+        photos = load_manifest(manifest, args.split, *not_to_tune_on(args.split, manifest.parent.parent))
     except (OSError, ValueError) as error:
         print(f"cubilete bench vision: {error}", file=sys.stderr)
         return 2
@@ -192,10 +195,13 @@ def bench_reading(args: argparse.Namespace, title: str, root: Path, photos: list
     return 0
 
 
-def shots_not_to_tune_on(split: str | None, sets: Path) -> frozenset[str]:
-    """The camera shots to leave out of `split`: for the held-out photos, which `decide` tunes on,
-    those of the test photos of the sets under `sets` (`shots`), as `decide` leaves them out."""
-    return shots_in_tests(sets) if split == HELD_OUT else frozenset()
+def not_to_tune_on(split: str | None, sets: Path) -> tuple[frozenset[str], frozenset[str]]:
+    """The camera shots and the photos ("set/image") to leave out of `split`: for the held-out
+    photos, which `decide` tunes on, those of a test photo's shot (`shots`) or scene (`scenes`)
+    in the sets under `sets`, as `decide` leaves them out; for any other split none."""
+    if split != HELD_OUT:
+        return frozenset(), frozenset()
+    return shots_in_tests(sets), scene_copies(sets.resolve()).train
 
 
 def bench_suite(args: argparse.Namespace) -> int:
@@ -211,17 +217,22 @@ def bench_suite(args: argparse.Namespace) -> int:
     for manifest in manifests:
         name = str(manifest.parent.relative_to(args.suite)) if manifest.parent != args.suite else manifest.parent.name
         try:
-            photos = load_manifest(manifest, args.split or "test", shots_not_to_tune_on(args.split, args.suite))
+            photos = load_manifest(manifest, args.split or "test", *not_to_tune_on(args.split, args.suite))
         except (OSError, ValueError) as error:
             print(f"cubilete bench vision: {error}", file=sys.stderr)
             return 2
         if not photos:
             continue
         print(f"reading {name}: {len(photos)} photos ...", file=sys.stderr, flush=True)
-        summary = read_set(args, manifest.parent, photos)
-        if summary is None:
+        results = read_set(args, manifest.parent, photos)
+        if results is None:
             return 1
-        rows.append({"set": name, **summary.to_json(), "asked_rate": round(summary.asked_rate, 4)})
+        rows.append(suite_row(name, results))
+        if args.split in (None, "test"):
+            learnt = scene_copies(args.suite.resolve()).tests
+            unseen = [r for r in results if f"{manifest.parent.name}/{r.image}" not in learnt]
+            if unseen and len(unseen) < len(results):
+                rows.append(suite_row(f"{name} {UNSEEN}", unseen))
     if args.negatives:
         print(f"reading {args.negatives} pictures with no die ...", file=sys.stderr, flush=True)
         rows.append(read_negatives(args.negatives, args.seed))
@@ -232,8 +243,13 @@ def bench_suite(args: argparse.Namespace) -> int:
     return 0
 
 
+def suite_row(name: str, results: list) -> dict:
+    summary = summarise(results)
+    return {"set": name, **summary.to_json(), "asked_rate": round(summary.asked_rate, 4)}
+
+
 def read_set(args: argparse.Namespace, root: Path, photos: list):
-    """The summary of reading every photo of one set, or None when a photo is missing."""
+    """The results of reading every photo of one set, or None when a photo is missing."""
     def failures(photo, image, reading, r) -> None:
         if not r.exact:
             wrong = ", ".join(f"{t} read {v} ({c:.2f})" for t, v, c in r.wrong)
@@ -245,13 +261,13 @@ def read_set(args: argparse.Namespace, root: Path, photos: list):
     except OSError as error:
         print(f"cubilete bench vision: {error}", file=sys.stderr)
         return None
-    return summarise(results)
+    return results
 
 
 def format_suite(rows: list[dict], expect, split: str) -> str:
     counted = "each photo's own dice count given" if expect == "labelled" else (
         "no dice count given" if expect is None else f"{expect} dice expected in every photo")
-    head = (f"{'set':<14} {'photos':>6} {'exact':>7} {'per die':>8} {'wrong':>6} {'missed':>6} {'extra':>6} "
+    head = (f"{'set':<17} {'photos':>6} {'exact':>7} {'per die':>8} {'wrong':>6} {'missed':>6} {'extra':>6} "
             f"{'sure wrong':>16} {'asked':>7} {'ms p50':>7} {'p95':>6}")
     lines = [f"split {split}, {counted}; one OpenCV thread", head, "-" * len(head)]
     for r in rows:
@@ -259,7 +275,7 @@ def format_suite(rows: list[dict], expect, split: str) -> str:
             continue
         sure = r["sure_right"] + r["sure_wrong"]
         lines.append(
-            f"{r['set']:<14} {r['photos']:>6} {100 * r['exact_rate']:>6.1f}% {100 * r['accuracy']:>7.2f}% "
+            f"{r['set']:<17} {r['photos']:>6} {100 * r['exact_rate']:>6.1f}% {100 * r['accuracy']:>7.2f}% "
             f"{r['wrong']:>6} {r['misses']:>6} {r['extras']:>6} "
             f"{r['sure_wrong']:>4}/{sure:<5} {100 * r['sure_error_rate']:>4.2f}% {100 * r['asked_rate']:>6.1f}% "
             f"{r['median_ms']:>7.1f} {r['p95_ms']:>6.1f}")
@@ -273,6 +289,9 @@ def format_suite(rows: list[dict], expect, split: str) -> str:
     lines.append("exact: every die found with its value and nothing extra; per die: a die counts by its value, "
                  "sure or not; sure wrong: dice read at confidence >= 0.9 and not cocked whose value was wrong, "
                  "of all sure dice; asked: photos with a count problem, an unsure or a cocked die")
+    if any(r["set"].endswith(f" {UNSEEN}") for r in rows):
+        lines.append(f"{UNSEEN}: the set's test photos but those whose scene (the same dice lying the same way: an "
+                     "augmented copy) is in a train split, where the shipped networks may have learnt it")
     return "\n".join(lines)
 
 

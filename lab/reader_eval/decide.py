@@ -7,8 +7,8 @@
 Reads the same pictures with the shipped networks and with the candidate (a network not
 given is the shipped one) and prints both, side by side:
   * the held-out train photos of every set under ../shared/data/dice-photos/ (every tenth
-    train photo, which the training scripts keep from the networks), each with its own dice
-    count, as the device reads;
+    train photo, which the training scripts keep from the networks, less those of a test
+    photo's camera shot or scene), each with its own dice count, as the device reads;
   * seeded no-dice pictures (text, headlines, grids, ...) of seeds DECISION_NEGATIVE_SEEDS,
     read without a count: the dice read surely in them;
   * synthetic game scenes of seeds DECISION_SYNTHETIC_SEEDS, read without a count.
@@ -17,8 +17,8 @@ synthetic seeds 1 and 2), so a network chosen here is still measured on pictures
 saw. The verdict applies the standing rule (GATES, written before any candidate was read):
 a candidate that passes reads no worse; whether it is better, in accuracy or in speed, is
 for the deltas printed beside it to show. The dice read surely and wrong by one side and not the
-other are named with their photo and place: a label can be wrong too (a held-out rune55 die
-labelled 3 shows five pips), so look at them before making much of one or two. The milliseconds printed are wall time on one OpenCV
+other are named with their photo and place: a label can be wrong too (reviewed ones are fixed in
+`label_fixes`), so look at them before making much of one or two. The milliseconds printed are wall time on one OpenCV
 thread: compare them only when the machine does nothing else.
 
 A change of the reader's own code (a constant, a rule) is judged by the same rule: `--save`
@@ -43,6 +43,7 @@ from lab import synth
 from lab.reader_eval.classifier_bench import SHARED
 from lab.reader_eval.evaluate import HELD_OUT, load_manifest, summarise
 from lab.reader_eval.read_sets import read_negatives, read_photos
+from lab.reader_eval.scenes import scene_copies
 from lab.reader_eval.shots import shots_in_tests
 from vision.reader import classifier, detector
 from vision.reader.reader import load_models
@@ -214,8 +215,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.classifier is None and args.detector is None and args.save is None and args.against is None:
         parser.error("give a candidate: --classifier, --detector or both; or --save and then --against "
                      "to judge a change of the reader's code")
-    # figures saved before the held-out photos left test photos' shots out were read on others
-    pictures = {"photos": str(args.photos.resolve()), "held-out": "less test photos' camera shots",
+    # figures saved before the held-out photos left test photos' shots and scenes out (and before
+    # the label fixes) were read on other pictures
+    pictures = {"photos": str(args.photos.resolve()), "held-out": "less test photos' camera shots and scenes, labels fixed",
                 "negatives": args.negatives, "synthetic": args.synthetic}
     baseline = None
     if args.against is not None:
@@ -236,9 +238,9 @@ def main(argv: list[str] | None = None) -> int:
     if not manifests:
         print(f"decide: no photo sets under {args.photos}", file=sys.stderr)
         return 2
-    # a held-out photo of another set's test photo (the same camera shot) is not tuned on
-    tested = shots_in_tests(args.photos)
-    photo_sets = {m.parent.name: (m.parent, load_manifest(m, HELD_OUT, tested)) for m in manifests}
+    # a held-out photo of a test photo's camera shot or scene (an augmented copy) is not tuned on
+    tested, copies = shots_in_tests(args.photos), scene_copies(args.photos.resolve()).train
+    photo_sets = {m.parent.name: (m.parent, load_manifest(m, HELD_OUT, tested, copies)) for m in manifests}
     with tempfile.TemporaryDirectory(prefix="cubilete-decide-") as scratch:
         scenes = {}
         for seed in DECISION_SYNTHETIC_SEEDS if args.synthetic else ():

@@ -62,9 +62,9 @@ HELD_OUT = "held-out"  # not a split of the manifest: every tenth photo of its t
 
 
 def load_manifest(path: Path | str, split: str | None = None,
-                  leave_out: frozenset[str] = frozenset()) -> list[LabelledPhoto]:
+                  leave_out: frozenset[str] = frozenset(), copies: frozenset[str] = frozenset()) -> list[LabelledPhoto]:
     """The photos of a manifest, optionally only those of one split, less those of the camera
-    shots `leave_out` (`shots`). The split "held-out" is every tenth photo of the train split,
+    shots `leave_out` (`shots`) and those named "set/image" in `copies` (`scenes`). The split "held-out" is every tenth photo of the train split,
     in manifest order: the photos the training scripts keep from the networks
     (`scripts/photo_sets.py`), on which the reader may be tuned. Train photos are read with the
     reviewed label fixes of their set (`label_fixes`, the set being the manifest's folder)."""
@@ -94,7 +94,8 @@ def load_manifest(path: Path | str, split: str | None = None,
                 train_index += 1
         elif split is None or photo.split == split:
             photos.append(photo)
-    return [photo for photo in photos if camera_shot(photo.image) not in leave_out]
+    return [photo for photo in photos
+            if camera_shot(photo.image) not in leave_out and f"{set_name}/{photo.image}" not in copies]
 
 
 @dataclass

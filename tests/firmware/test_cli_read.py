@@ -208,3 +208,19 @@ def test_bench_fuzz_prints_its_figures(capsys: pytest.CaptureFixture[str]) -> No
     figures = json.loads(capsys.readouterr().out)
     assert figures["inputs"] == 16 and figures["exceptions"] == 0 and figures["crashes"] == 0
     assert sum(figures["outcomes"].values()) == 16 and figures["max_mb"] > 0
+
+
+def test_bench_vision_suite_reads_apart_the_test_photos_whose_scene_is_in_a_train_split(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from lab import synth
+
+    manifest = synth.write_manifest(tmp_path / "camera", n=3, seed=9, split="test")
+    first = json.loads(manifest.read_text().splitlines()[0])
+    assert sum(not d.get("ignore") for d in first["dice"]) >= 3
+    copy = {**first, "image": "images/train/copy.jpg", "split": "train"}  # its labels are enough
+    manifest.write_text(manifest.read_text() + json.dumps(copy) + "\n")
+    assert main(["bench", "vision", "--suite", str(tmp_path), "--json"]) == 0
+    rows = {row["set"]: row for row in json.loads(capsys.readouterr().out)["sets"]}
+    assert rows["camera"]["photos"] == 3 and rows["camera unseen"]["photos"] == 2
+    assert main(["bench", "vision", "--suite", str(tmp_path)]) == 0
+    assert "camera unseen" in capsys.readouterr().out

@@ -1,0 +1,75 @@
+"""Scenes: an augmented copy of a photo (turned, mirrored, cropped, scaled) shows the same scene;
+another throw of the same values does not; the training scripts and the benches leave copies of
+test scenes out of what they learn and tune on."""
+
+from __future__ import annotations
+
+import cmath
+import json
+from pathlib import Path
+
+import pytest
+
+import scripts.photo_sets as photo_sets
+from lab.reader_eval.evaluate import HELD_OUT, load_manifest
+from lab.reader_eval.scenes import Die, same_scene, scene_copies
+
+THROW = (Die(6, complex(100, 100), 40), Die(2, complex(220, 120), 40), Die(3, complex(150, 260), 42),
+         Die(6, complex(300, 300), 38))
+
+
+def copied(dice, turn_degrees: float = 0.0, scale: float = 1.0, shift: complex = 0, mirror: bool = False):
+    turn = cmath.rect(scale, turn_degrees * cmath.pi / 180)
+    return tuple(Die(d.value, shift + turn * (d.centre.conjugate() if mirror else d.centre), d.side * scale)
+                 for d in reversed(dice))
+
+
+@pytest.mark.parametrize("turn, scale, shift, mirror", [(0, 1, 0, False), (90, 1, 50, False), (33, 1.6, -80 + 20j, False),
+                                                        (180, 0.7, 400, True), (-12, 1.2, 0, True)])
+def test_an_augmented_copy_is_the_same_scene(turn: float, scale: float, shift: complex, mirror: bool) -> None:
+    copy = copied(THROW, turn, scale, shift, mirror)
+    assert same_scene(THROW, copy) and same_scene(copy, THROW)
+
+
+def test_labels_a_little_off_are_still_the_same_scene() -> None:
+    nudged = tuple(Die(d.value, d.centre + complex(6, -5), d.side) for d in THROW)
+    assert same_scene(THROW, nudged)
+
+
+def test_another_throw_is_another_scene() -> None:
+    moved = THROW[:3] + (Die(6, complex(360, 90), 38),)
+    other_values = THROW[:3] + (Die(5, THROW[3].centre, 38),)
+    assert not same_scene(THROW, moved)
+    assert not same_scene(THROW, other_values)
+    assert not same_scene(THROW, THROW[:3]), "a die more or less is another scene"
+    # the same figure at another size, with dice of the first size: a throw spread wider
+    wider = tuple(Die(d.value, 1.8 * d.centre, d.side) for d in THROW)
+    assert not same_scene(THROW, wider)
+    # two dice always fit one another: they say nothing
+    assert not same_scene(THROW[:2], copied(THROW[:2], 40))
+
+
+def write_set(root: Path, name: str, rows: list[tuple[str, str, tuple[Die, ...]]]) -> None:
+    (root / name).mkdir(parents=True)
+    lines = []
+    for image, split, dice in rows:
+        boxes = [{"value": d.value, "box": [d.centre.real - d.side / 2, d.centre.imag - d.side / 2,
+                                            d.centre.real + d.side / 2, d.centre.imag + d.side / 2]} for d in dice]
+        lines.append(json.dumps({"image": image, "split": split, "dice": boxes}) + "\n")
+    (root / name / "manifest.jsonl").write_text("".join(lines))
+
+
+def test_train_copies_of_test_scenes_are_left_out_of_training_and_tuning(tmp_path: Path) -> None:
+    other = tuple(Die(d.value, d.centre + complex(0, 60 * i), d.side) for i, d in enumerate(THROW))
+    train = [(f"images/train/{i:05d}_jpg_aa.jpg", "train", other) for i in range(9)]
+    train.append(("images/train/00009_jpg_bb.jpg", "train", copied(THROW, 90, 1.1, 600)))  # held out
+    train += [(f"images/train/{i:05d}_jpg_cc.jpg", "train", other) for i in range(10, 19)]
+    train.append(("images/train/00019_jpg_dd.jpg", "train", copied(other, 45, 1, 300)))  # held out
+    write_set(tmp_path, "export", train + [("images/test/00009_jpg_ee.jpg", "test", THROW)])
+    copies = scene_copies(tmp_path.resolve())
+    assert copies.tests == {"export/images/test/00009_jpg_ee.jpg"}
+    assert copies.train == {"export/images/train/00009_jpg_bb.jpg"}
+    manifest = tmp_path / "export" / "manifest.jsonl"
+    assert [p.image for p in load_manifest(manifest, HELD_OUT, copies=copies.train)] == ["images/train/00019_jpg_dd.jpg"]
+    trained = [p.path.name for p in photo_sets.training_photos(tmp_path / "cache", tmp_path)]
+    assert len(trained) == 19 and "00009_jpg_bb.jpg" not in trained
