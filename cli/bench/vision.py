@@ -44,10 +44,9 @@ import numpy as np
 
 from lab import synth
 from lab.reader_eval.detector_eval import match_detections
-from lab.reader_eval.evaluate import HELD_OUT, format_summary, load_manifest, match_centres, percentile, summarise
+from lab.reader_eval.evaluate import format_summary, load_split, match_centres, percentile, summarise
 from lab.reader_eval.read_sets import read_negatives, read_photos
 from lab.reader_eval.scenes import scene_copies
-from lab.reader_eval.shots import shots_in_tests
 from vision.reader.classifier import use_model
 from vision.reader.detector import THRESHOLD, detector
 from vision.reader.reader import load_models, read_dice
@@ -157,7 +156,7 @@ def load_photos(args: argparse.Namespace, scratch: Path):
         root = args.root or manifest.parent
         title = f"{manifest}" + (f" split {args.split}" if args.split else "")
     try:
-        photos = load_manifest(manifest, args.split, *not_to_tune_on(args.split, manifest.parent.parent))
+        photos = load_split(manifest, args.split, manifest.parent.parent)
     except (OSError, ValueError) as error:
         print(f"cubilete bench vision: {error}", file=sys.stderr)
         return 2
@@ -195,15 +194,6 @@ def bench_reading(args: argparse.Namespace, title: str, root: Path, photos: list
     return 0
 
 
-def not_to_tune_on(split: str | None, sets: Path) -> tuple[frozenset[str], frozenset[str]]:
-    """The camera shots and the photos ("set/image") to leave out of `split`: for the held-out
-    photos, which `decide` tunes on, those of a test photo's shot (`shots`) or scene (`scenes`)
-    in the sets under `sets`, as `decide` leaves them out; for any other split none."""
-    if split != HELD_OUT:
-        return frozenset(), frozenset()
-    return shots_in_tests(sets), scene_copies(sets.resolve()).train
-
-
 def bench_suite(args: argparse.Namespace) -> int:
     """One row per photo set under --suite (and one for --negatives): the table of the issue."""
     if args.expect is None:
@@ -217,7 +207,7 @@ def bench_suite(args: argparse.Namespace) -> int:
     for manifest in manifests:
         name = str(manifest.parent.relative_to(args.suite)) if manifest.parent != args.suite else manifest.parent.name
         try:
-            photos = load_manifest(manifest, args.split or "test", *not_to_tune_on(args.split, args.suite))
+            photos = load_split(manifest, args.split or "test", args.suite)
         except (OSError, ValueError) as error:
             print(f"cubilete bench vision: {error}", file=sys.stderr)
             return 2

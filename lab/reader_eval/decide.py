@@ -41,10 +41,8 @@ import numpy as np
 
 from lab import synth
 from lab.reader_eval.classifier_bench import SHARED
-from lab.reader_eval.evaluate import HELD_OUT, load_manifest, summarise
+from lab.reader_eval.evaluate import HELD_OUT, load_manifest, load_split, summarise
 from lab.reader_eval.read_sets import read_negatives, read_photos
-from lab.reader_eval.scenes import scene_copies
-from lab.reader_eval.shots import shots_in_tests
 from vision.reader import classifier, detector
 from vision.reader.reader import load_models
 
@@ -239,8 +237,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"decide: no photo sets under {args.photos}", file=sys.stderr)
         return 2
     # a held-out photo of a test photo's camera shot or scene (an augmented copy) is not tuned on
-    tested, copies = shots_in_tests(args.photos), scene_copies(args.photos.resolve()).train
-    photo_sets = {m.parent.name: (m.parent, load_manifest(m, HELD_OUT, tested, copies)) for m in manifests}
+    photo_sets = {m.parent.name: (m.parent, load_split(m, HELD_OUT, args.photos)) for m in manifests}
     with tempfile.TemporaryDirectory(prefix="cubilete-decide-") as scratch:
         scenes = {}
         for seed in DECISION_SYNTHETIC_SEEDS if args.synthetic else ():

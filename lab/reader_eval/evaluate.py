@@ -30,7 +30,8 @@ from pathlib import Path
 from typing import Any, Iterable, Sequence
 
 from lab.reader_eval.label_fixes import fixed_row
-from lab.reader_eval.shots import camera_shot
+from lab.reader_eval.scenes import scene_copies
+from lab.reader_eval.shots import camera_shot, shots_in_tests
 from vision.reading import SURE_CONFIDENCE, Reading
 
 
@@ -96,6 +97,15 @@ def load_manifest(path: Path | str, split: str | None = None,
             photos.append(photo)
     return [photo for photo in photos
             if camera_shot(photo.image) not in leave_out and f"{set_name}/{photo.image}" not in copies]
+
+
+def load_split(path: Path | str, split: str | None, sets: Path) -> list[LabelledPhoto]:
+    """The photos of a manifest's split as the benches and `decide` read them: the held-out
+    photos less those of a test photo's camera shot (`shots`) or scene (`scenes`) among the sets
+    under `sets`, since the reader is tuned on them; any other split whole."""
+    if split != HELD_OUT:
+        return load_manifest(path, split)
+    return load_manifest(path, HELD_OUT, shots_in_tests(sets), scene_copies(Path(sets).resolve()).train)
 
 
 @dataclass

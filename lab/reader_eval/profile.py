@@ -22,7 +22,7 @@ from pathlib import Path
 import cv2
 
 from lab.reader_eval.classifier_bench import DEFAULT_MANIFEST
-from lab.reader_eval.evaluate import HELD_OUT, load_manifest
+from lab.reader_eval.evaluate import HELD_OUT, load_split
 from vision.reader import classifier, detector
 from vision.reader.reader import load_models, read_dice
 
@@ -88,7 +88,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     cv2.setNumThreads(1)
     try:
-        photos = load_manifest(args.manifest, args.split)
+        photos = load_split(args.manifest, args.split, args.manifest.parent.parent)
         if args.classifier is not None:
             classifier.use_model(args.classifier)
         if args.detector is not None:
