@@ -22,6 +22,7 @@ import itertools
 import json
 from dataclasses import dataclass
 from pathlib import Path
+from statistics import median
 from typing import Iterable, Sequence
 
 MIN_DICE = 3
@@ -49,12 +50,6 @@ def dice_of_row(row: dict) -> tuple[Die, ...]:
         x0, y0, x1, y1 = (float(v) for v in d["box"])
         dice.append(Die(int(d["value"]), complex((x0 + x1) / 2, (y0 + y1) / 2), max(x1 - x0, y1 - y0)))
     return tuple(dice)
-
-
-def median(values: Iterable[float]) -> float:
-    ordered = sorted(values)
-    middle = len(ordered) // 2
-    return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
 
 
 def same_scene(a: Sequence[Die], b: Sequence[Die]) -> bool:
