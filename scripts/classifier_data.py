@@ -337,12 +337,11 @@ def mined_windows(scene: Scene, rng: np.random.Generator, detections, degrade: f
 # ----------------------------------------------------------------------------- windows of many scenes
 
 
-def detected_windows(scene: Scene, rng: np.random.Generator, geometry: Geometry,
-                     score: float) -> tuple[list[np.ndarray], list[int]]:
-    """`mined_windows` at the shipped detector's detections of a scene from `score`."""
-    from vision.reader.detector import detect
-
-    return mined_windows(scene, rng, detect(scene.image(), score), geometry=geometry)
+def detected_windows(scene: Scene, rng: np.random.Generator, geometry: Geometry, score: float,
+                     detector: Path) -> tuple[list[np.ndarray], list[int]]:
+    """`mined_windows` at the detections of a scene from `score` by the detector of that file."""
+    found = photo_sets.detector_at(detector).detect(scene.image(), score)
+    return mined_windows(scene, rng, found, geometry=geometry)
 
 
 def windows_chunk(cut, scenes: list[Scene], key: tuple[int, ...], first: int, geometry: Geometry,
@@ -377,9 +376,10 @@ def scene_windows(scenes: list[Scene], passes: int, seed: int, geometry: Geometr
 
 
 def detector_windows(scenes: list[Scene], seed: int, geometry: Geometry, score: float,
-                     workers: int = 1) -> tuple[np.ndarray, np.ndarray]:
-    """Windows at the shipped detector's detections of every scene (`mined_windows`), scene i
-    drawing from generator [seed, i], in `workers` processes."""
-    jobs = [(detected_windows, scenes[first:first + CHUNK], (seed,), first, geometry, {"score": score})
+                     workers: int = 1, detector: Path = photo_sets.MODEL_PATH) -> tuple[np.ndarray, np.ndarray]:
+    """Windows at the detections of every scene by the detector of that file (`mined_windows`),
+    scene i drawing from generator [seed, i], in `workers` processes."""
+    options = {"score": score, "detector": detector}
+    jobs = [(detected_windows, scenes[first:first + CHUNK], (seed,), first, geometry, options)
             for first in range(0, len(scenes), CHUNK)]
     return stacked(in_processes(windows_chunk, jobs, workers), geometry.window_px)

@@ -7,10 +7,10 @@ Each set's SOURCE.md says what its boxes mean, and the dice are read accordingly
     side for the face's extent. rune55's low side views label the face turned to the camera,
     which is then the face the reader should read;
   * tomitomi: the box is the whole 128x128 crop and the face covers about its central 35 to
-    50%. The face is found by the detector shipped in the repository at the time, looking at
-    the crop padded to three times its size (where the die has the size the detector knows);
-    a crop where it finds no die-sized face near the centre is left out. The faces found are
-    cached beside the training data, keyed by the detector file's hash.
+    50%. The face is found by a detector (the one shipped in the repository unless another
+    file is given), looking at the crop padded to three times its size (where the die has the
+    size the detector knows); a crop where it finds no die-sized face near the centre is left
+    out. The faces found are cached beside the training data, keyed by the detector file's hash.
 Labels are read with the reviewed fixes of `lab.reader_eval.label_fixes`.
 A train photo of a test photo's camera shot (`lab.reader_eval.shots`) or scene (the same dice
 lying the same way, an augmented copy: `lab.reader_eval.scenes`), in any set, is left out:
@@ -28,6 +28,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+import functools
+
 import cv2
 import numpy as np
 
@@ -38,6 +40,7 @@ if str(ROOT) not in sys.path:
 from lab.reader_eval.label_fixes import fixed_row  # noqa: E402
 from lab.reader_eval.scenes import scene_copies  # noqa: E402
 from lab.reader_eval.shots import camera_shot, shots_in_tests  # noqa: E402
+from vision.reader.detector import MODEL_PATH, DieDetector  # noqa: E402
 
 DICE_PHOTOS = ROOT.parent / "shared" / "data" / "dice-photos"
 WHOLE_CROP_SETS = ("tomitomi",)  # boxes are the whole image, not the die
@@ -100,20 +103,23 @@ def boxed_photos(root: Path, name: str, split: str) -> list[Photo]:
     return photos
 
 
-def detector_hash() -> str:
-    from vision.reader.detector import MODEL_PATH
+def detector_hash(model: Path = MODEL_PATH) -> str:
+    """A short hash of a detector file: what its detections and the faces it found depend on."""
+    return hashlib.sha1(model.read_bytes()).hexdigest()[:12]
 
-    return hashlib.sha1(MODEL_PATH.read_bytes()).hexdigest()[:12]
+
+@functools.lru_cache(maxsize=2)
+def detector_at(model: Path) -> DieDetector:
+    """The detector of a model file, loaded once per process."""
+    return DieDetector(model)
 
 
-def found_face(image: np.ndarray) -> tuple[float, float, float, float] | None:
-    """(x, y, edge, angle) of the die face the shipped detector sees near a crop's centre."""
-    from vision.reader.detector import detect
-
+def found_face(image: np.ndarray, model: Path = MODEL_PATH) -> tuple[float, float, float, float] | None:
+    """(x, y, edge, angle) of the die face the detector of `model` sees near a crop's centre."""
     h, w = image.shape[:2]
     canvas = cv2.copyMakeBorder(image, h, h, w, w, cv2.BORDER_REPLICATE)
     centre = (w + (w - 1) / 2, h + (h - 1) / 2)
-    near = [d for d in detect(canvas, 0.2)
+    near = [d for d in detector_at(model).detect(canvas, 0.2)
             if math.dist(d.center, centre) < 0.3 * max(h, w) and 0.25 * max(h, w) < d.size < 0.65 * max(h, w)]
     if not near:
         return None
@@ -121,9 +127,10 @@ def found_face(image: np.ndarray) -> tuple[float, float, float, float] | None:
     return best.center[0] - w, best.center[1] - h, best.size, best.angle
 
 
-def whole_crop_photos(root: Path, name: str, split: str, cache: Path) -> list[Photo]:
-    """Photos of a set whose box is the whole crop, with the die's face found (module doc)."""
-    path = cache / f"faces-{name}-{split}-{detector_hash()}.json"
+def whole_crop_photos(root: Path, name: str, split: str, cache: Path, detector: Path = MODEL_PATH) -> list[Photo]:
+    """Photos of a set whose box is the whole crop, with the die's face found by the detector
+    of that file (module doc)."""
+    path = cache / f"faces-{name}-{split}-{detector_hash(detector)}.json"
     faces: dict[str, list[float] | None] = json.loads(path.read_text()) if path.exists() else {}
     rows = manifest_rows(root, name, split)
     changed = False
@@ -131,7 +138,7 @@ def whole_crop_photos(root: Path, name: str, split: str, cache: Path) -> list[Ph
     for index, row in enumerate(rows):
         if row["image"] not in faces:
             image = cv2.imread(str(root / name / row["image"]), cv2.IMREAD_COLOR)
-            face = found_face(image)
+            face = found_face(image, detector)
             faces[row["image"]] = None if face is None else [round(v, 2) for v in face]
             changed = True
         face = faces[row["image"]]
@@ -147,13 +154,13 @@ def whole_crop_photos(root: Path, name: str, split: str, cache: Path) -> list[Ph
 
 
 def training_photos(cache: Path, root: Path = DICE_PHOTOS, split: str = "train",
-                    names: list[str] | None = None) -> list[Photo]:
+                    names: list[str] | None = None, detector: Path = MODEL_PATH) -> list[Photo]:
     """Every photo of `split` of every set under root but those of a test photo's shot or scene
-    (see the module doc)."""
+    (see the module doc); whole-crop faces found by the detector of that file."""
     photos = []
     for name in names or set_names(root):
         if name in WHOLE_CROP_SETS:
-            photos += whole_crop_photos(root, name, split, cache)
+            photos += whole_crop_photos(root, name, split, cache, detector)
         else:
             photos += boxed_photos(root, name, split)
     tested = shots_in_tests(root)

@@ -5,10 +5,12 @@
     .venv/bin/python scripts/train_classifier.py       # the shipped model: the defaults
 
 Run it after `scripts/train_detector.py`: the windows it mines are where the shipped detector
-looks. Options: [--synthetic 3000] [--marbled 2000] [--smoky 600] [--game 1500]
-[--negatives 900] [--mine 1] [--widths 24,48,96] [--hidden 128] [--convs 1] [--window 48]
-[--die 36] [--epochs 20] [--per-epoch 100000] [--real-share 0.5] [--seed 1] [--threads 1]
-[--workers 1] [--device cpu] [--render-only | --prepare-only] [--work /tmp/cubilete-classifier]
+looks (or the detector file given by `--detector`, to train for a candidate detector before it
+is shipped; it also finds tomitomi's faces). Options: [--detector FILE] [--synthetic 3000]
+[--marbled 2000] [--smoky 600] [--game 1500] [--negatives 900] [--mine 1] [--widths 24,48,96]
+[--hidden 128] [--convs 1] [--window 48] [--die 36] [--epochs 20] [--per-epoch 100000]
+[--real-share 0.5] [--seed 1] [--threads 1] [--workers 1] [--device cpu]
+[--render-only | --prepare-only] [--work /tmp/cubilete-classifier]
 [--out vision/reader/die_values.onnx]. On a machine with a GPU and 16 cores:
 `--device cuda --workers 15` (processes that render, cut windows and augment batches).
 
@@ -22,7 +24,7 @@ Data (see `scripts/classifier_data.py`); nothing of a manifest's `test` split is
   * `--negatives` pictures with no die (`lab.synth.clutter`: text, headlines, grids,
     checkerboards, gradients, noise, wood; seeds [seed + 7, i], never the bench's): windows anywhere on them
     and at the detector's detections, all "not a die";
-  * with `--mine 1`, windows where the shipped detector (`vision.reader.detector`) finds
+  * with `--mine 1`, windows where the detector (`vision.reader.detector`, or `--detector`) finds
     something in the fitting scenes: its false detections as "not a die", its boxes of
     labelled dice as those dice.
 Windows are cut the way the reader cuts them (`vision.reader.windows`), with the detector's
@@ -68,7 +70,7 @@ import classifier_data as data  # noqa: E402
 from checkpoints import checkpoint_path  # noqa: E402
 import photo_sets  # noqa: E402
 from lab.synth.clutter import NEGATIVE_KINDS  # noqa: E402
-from vision.reader import classifier  # noqa: E402
+from vision.reader import classifier, detector  # noqa: E402
 from vision.reader.model_file import write_metadata  # noqa: E402
 from vision.reader.windows import CHANNELS, Geometry, window_channels  # noqa: E402
 
@@ -77,7 +79,7 @@ CONV_WIDTHS = (24, 48, 96)  # replaced by --widths
 HIDDEN = 128  # replaced by --hidden
 CONVS_PER_STAGE = 1  # replaced by --convs
 GEOMETRY = Geometry(48, 36.0)  # replaced by --window / --die
-MINED_SCORE = 0.2  # --mine: windows at the shipped detector's detections from this score
+MINED_SCORE = 0.2  # --mine: windows at the detector's detections from this score
 
 
 def log(*parts: object) -> None:
@@ -446,8 +448,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--hidden", type=int, default=HIDDEN, help="units of the dense layer")
     parser.add_argument("--convs", type=int, default=CONVS_PER_STAGE, choices=(1, 2),
                         help="3x3 convolutions per stage before its max-pool")
+    parser.add_argument("--detector", type=Path, default=detector.MODEL_PATH,
+                        help="the detector file whose detections are mined and which finds tomitomi's faces "
+                             "(default: the shipped one)")
     parser.add_argument("--mine", type=int, default=1, choices=(0, 1),
-                        help="1: add windows at the shipped detector's detections of the fitting scenes")
+                        help="1: add windows at the detector's detections of the fitting scenes")
     parser.add_argument("--epochs", type=int, default=20)
     parser.add_argument("--per-epoch", type=int, default=100000, help="windows seen per epoch")
     parser.add_argument("--real-share", type=float, default=0.5, help="share of an epoch's windows from photos")
@@ -495,7 +500,7 @@ def main(argv: list[str] | None = None) -> int:
     held_game = data.synthetic_scenes(100, args.seed + 2000, args.work, log, kind="game", workers=workers)
     if args.render_only:
         return 0
-    fitting, held = photo_sets.held_out(photo_sets.training_photos(args.work, args.photos))
+    fitting, held = photo_sets.held_out(photo_sets.training_photos(args.work, args.photos, detector=args.detector))
     fit_photos, held_photos = data.photo_scenes(fitting), data.photo_scenes(held)
     photos = fit_photos + held_photos
     set_names = sorted({scene.set_name for scene in photos})
@@ -510,19 +515,19 @@ def main(argv: list[str] | None = None) -> int:
 
     key = f"{sorted(s.name for s in photos)}|{args.seed}|{args.synthetic}|{args.marbled}|{args.smoky}|{args.game}|" \
           f"{GEOMETRY}|v6"
-    # Windows are cached under what they depend on: the photos' also on the shipped detector
-    # (it finds tomitomi's faces), the mined ones too (they are where it looks), the no-dice
+    # Windows are cached under what they depend on: the photos' also on the detector (it
+    # finds tomitomi's faces), the mined ones too (they are where it looks), the no-dice
     # pictures' also on their count and kinds.
-    detector = f"|detector {photo_sets.detector_hash()}"
+    detector_key = f"|detector {photo_sets.detector_hash(args.detector)}"
     xs, ys, sources = [], [], []
     for k, name in enumerate(set_names):
         scenes = [s for s in fit_photos if s.set_name == name]
-        x, y = cached(args.work, f"real {name}" + key + detector, lambda: data.scene_windows(
+        x, y = cached(args.work, f"real {name}" + key + detector_key, lambda: data.scene_windows(
             scenes, 2, args.seed + 10 + k, GEOMETRY, workers, per_die=3, negatives_per_die=1.5, background=4))
         xs.append(x), ys.append(y), sources.append(np.full(len(y), k))
         if args.mine:
-            x, y = cached(args.work, f"mined real {name}" + key + detector, lambda: data.detector_windows(
-                scenes, args.seed + 30 + k, GEOMETRY, MINED_SCORE, workers))
+            x, y = cached(args.work, f"mined real {name}" + key + detector_key, lambda: data.detector_windows(
+                scenes, args.seed + 30 + k, GEOMETRY, MINED_SCORE, workers, args.detector))
             xs.append(x), ys.append(y), sources.append(np.full(len(y), k))
     x, y = cached(args.work, "synth" + key, lambda: data.scene_windows(
         synth, 1, args.seed + 1, GEOMETRY, workers, per_die=3, negatives_per_die=1.5, background=4))
@@ -534,8 +539,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.mine:
         for name, scenes, seed, scenes_key in (("mined synth", synth, args.seed + 6, key),
                                                ("mined negatives", negatives, args.seed + 9, key_negatives)):
-            x, y = cached(args.work, name + scenes_key + detector, lambda: data.detector_windows(
-                scenes, seed, GEOMETRY, MINED_SCORE, workers))
+            x, y = cached(args.work, name + scenes_key + detector_key, lambda: data.detector_windows(
+                scenes, seed, GEOMETRY, MINED_SCORE, workers, args.detector))
             xs.append(x), ys.append(y), sources.append(np.full(len(y), -1))
     x, y, source = np.concatenate(xs), np.concatenate(ys), np.concatenate(sources)
     del xs, synth  # gigabytes
@@ -557,12 +562,13 @@ def main(argv: list[str] | None = None) -> int:
         model.train()
 
     net_seed = args.seed if args.net_seed is None else args.net_seed
-    checkpoint = run_checkpoint(args.work, key_negatives + detector, net_seed, args)
+    checkpoint = run_checkpoint(args.work, key_negatives + detector_key, net_seed, args)
     model = train(x, y, source, args.epochs, args.per_epoch, args.real_share, net_seed, checkpoint, checks,
                   args.device, args.workers if args.workers > 1 else 0)
     notes = {"seed": args.seed, "net_seed": net_seed, "photo_sets": set_names, "synthetic": args.synthetic,
              "marbled": args.marbled, "smoky": args.smoky, "game": args.game, "negatives": args.negatives,
-             "mine": args.mine, "widths": list(CONV_WIDTHS), "convs": CONVS_PER_STAGE, "hidden": HIDDEN,
+             "mine": args.mine, "detector": photo_sets.detector_hash(args.detector),
+             "widths": list(CONV_WIDTHS), "convs": CONVS_PER_STAGE, "hidden": HIDDEN,
              "epochs": args.epochs, "per_epoch": args.per_epoch, "real_share": args.real_share,
              "threads": args.threads, "workers": args.workers, "device": args.device, "torch": torch.__version__,
              "held_out_photos": [scene.name for scene in held_photos]}

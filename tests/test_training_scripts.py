@@ -256,3 +256,41 @@ def test_train_photos_of_a_shot_in_any_test_split_are_left_out(tmp_path: Path) -
     assert len(names) == 10 and "00019_jpg_76c950ac.jpg" in names  # a name with no camera shot stays
     # the held-out photo is still the tenth of the manifest's train photos, as lab.reader_eval reads it
     assert [p.path.name for p in photos if p.held_out] == ["IMG_20191209_095409.jpg"]
+
+
+def test_the_classifier_mines_and_finds_faces_with_the_detector_file_it_is_given(tmp_path: Path, monkeypatch) -> None:
+    import cv2
+
+    from vision.reader.detector import Detection
+    from vision.reader.windows import DEFAULT
+
+    photo_sets = scripts_module("photo_sets")
+    data = scripts_module("classifier_data")
+    asked: list[Path] = []
+
+    class Fake:  # finds one die-sized face at the picture's centre
+        def __init__(self, path: Path) -> None:
+            self.path = path
+
+        def detect(self, image: np.ndarray, threshold: float) -> list[Detection]:
+            asked.append(self.path)
+            h, w = image.shape[:2]
+            return [Detection(((w - 1) / 2, (h - 1) / 2), w / 6, 10.0, 0.9, 0.0)]
+
+    monkeypatch.setattr(photo_sets, "detector_at", Fake)
+    candidate = tmp_path / "candidate.onnx"
+    candidate.write_bytes(b"a candidate detector")
+
+    scenes = data.negative_scenes(1, 8, 1)
+    _, classes = data.detector_windows(scenes, 4, DEFAULT, 0.2, 1, candidate)
+    assert asked == [candidate] and list(classes) == [data.NOT_A_DIE] * 2  # no die there: not a die, twice
+
+    (tmp_path / "tomitomi" / "crops").mkdir(parents=True)
+    cv2.imwrite(str(tmp_path / "tomitomi" / "crops" / "a.png"), np.full((128, 128, 3), 200, np.uint8))
+    (tmp_path / "tomitomi" / "manifest.jsonl").write_text(json.dumps(
+        {"image": "crops/a.png", "split": "train", "dice": [{"value": 4, "box": [0, 0, 128, 128]}]}) + "\n")
+    asked.clear()
+    photos = photo_sets.training_photos(tmp_path / "cache", tmp_path, detector=candidate)
+    assert asked == [candidate]
+    assert [d.center for p in photos for d in p.dice] == [(63.5, 63.5)]
+    assert (tmp_path / "cache" / f"faces-tomitomi-train-{photo_sets.detector_hash(candidate)}.json").exists()
