@@ -21,14 +21,13 @@ the held-out photos are picked, so those stay every tenth train photo in manifes
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import math
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-
-import functools
 
 import cv2
 import numpy as np
