@@ -204,6 +204,10 @@ def bench_suite(args: argparse.Namespace) -> int:
     if args.suite is not None and not manifests:
         print(f"cubilete bench vision: no manifest.jsonl under {args.suite}", file=sys.stderr)
         return 2
+    # test photos whose scene a train split holds: the rest of a set is read again as unseen
+    learnt = None
+    if args.suite is not None and args.split in (None, "test"):
+        learnt = scene_copies(args.suite.resolve()).tests
     for manifest in manifests:
         name = str(manifest.parent.relative_to(args.suite)) if manifest.parent != args.suite else manifest.parent.name
         try:
@@ -218,8 +222,7 @@ def bench_suite(args: argparse.Namespace) -> int:
         if results is None:
             return 1
         rows.append(suite_row(name, results))
-        if args.split in (None, "test"):
-            learnt = scene_copies(args.suite.resolve()).tests
+        if learnt is not None:
             unseen = [r for r in results if f"{manifest.parent.name}/{r.image}" not in learnt]
             if unseen and len(unseen) < len(results):
                 rows.append(suite_row(f"{name} {UNSEEN}", unseen))

@@ -25,6 +25,8 @@ from pathlib import Path
 from statistics import median
 from typing import Iterable, Sequence
 
+from lab.reader_eval.label_fixes import fixed_row
+
 MIN_DICE = 3
 # Loose on purpose: copies were labelled apart, and their boxes moved by up to a fifth of a die
 # (at 0.2, 2 of the 29 nell-byler copies that camera names find are lost). A photo wrongly taken
@@ -85,11 +87,12 @@ class SceneCopies:
 
 
 def manifest_photos(root: Path) -> Iterable[tuple[str, str, tuple[Die, ...]]]:
-    """(set/image, split, dice) of every photo of every set under `root`."""
+    """(set/image, split, dice) of every photo of every set under `root`, labels read with
+    their reviewed fixes (`label_fixes`), as the training scripts and benches read them."""
     for manifest in sorted(root.glob("*/manifest.jsonl")):
         for line in manifest.read_text().splitlines():
             if line.strip():
-                row = json.loads(line)
+                row = fixed_row(manifest.parent.name, json.loads(line))
                 yield f"{manifest.parent.name}/{row['image']}", str(row.get("split", "")), dice_of_row(row)
 
 

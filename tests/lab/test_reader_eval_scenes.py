@@ -73,3 +73,23 @@ def test_train_copies_of_test_scenes_are_left_out_of_training_and_tuning(tmp_pat
     assert [p.image for p in load_manifest(manifest, HELD_OUT, copies=copies.train)] == ["images/train/00019_jpg_dd.jpg"]
     trained = [p.path.name for p in photo_sets.training_photos(tmp_path / "cache", tmp_path)]
     assert len(trained) == 19 and "00009_jpg_bb.jpg" not in trained
+
+
+def test_a_train_copy_is_found_by_its_fixed_labels(tmp_path: Path, monkeypatch) -> None:
+    from lab.reader_eval import label_fixes
+
+    def row(image: str, split: str, values: tuple[int, ...]) -> str:
+        return json.dumps({"image": image, "split": split, "dice": [
+            {"value": v, "box": [d.centre.real - 20, d.centre.imag - 20, d.centre.real + 20, d.centre.imag + 20]}
+            for v, d in zip(values, THROW)]}) + "\n"
+
+    (tmp_path / "s").mkdir()
+    # the train copy's third die was labelled 5, and the photo shows a 3 as in the test photo
+    (tmp_path / "s" / "manifest.jsonl").write_text(
+        row("test.jpg", "test", (6, 2, 3, 6)) + row("copy.jpg", "train", (6, 2, 5, 6)))
+    assert scene_copies(tmp_path.resolve()).train == frozenset()
+    scene_copies.cache_clear()
+    fix = label_fixes.LabelFix("s", "copy.jpg", 2, 5, 3, "three pips")
+    monkeypatch.setattr(label_fixes, "LABEL_FIXES", (fix,))
+    assert scene_copies(tmp_path.resolve()).train == {"s/copy.jpg"}
+    scene_copies.cache_clear()
