@@ -24,7 +24,8 @@ thread: compare them only when the machine does nothing else.
 A change of the reader's own code (a constant, a rule) is judged by the same rule: `--save`
 measures the code as it is now with the shipped networks and writes the figures to a file; after
 the change, `--against` that file reads the same pictures with the changed code and judges it
-against them, as it would a network.
+against them, as it would a network. Every verdict so far, with what it taught, is written
+down in `FINDINGS.md` beside this module: read it before trying the next candidate.
 """
 
 from __future__ import annotations
