@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 import scripts.photo_sets as photo_sets
+from lab.reader_eval import label_fixes
 from lab.reader_eval.evaluate import HELD_OUT, load_manifest
 from lab.reader_eval.scenes import Die, same_scene, scene_copies
 
@@ -75,9 +76,15 @@ def test_train_copies_of_test_scenes_are_left_out_of_training_and_tuning(tmp_pat
     assert len(trained) == 19 and "00009_jpg_bb.jpg" not in trained
 
 
-def test_a_train_copy_is_found_by_its_fixed_labels(tmp_path: Path, monkeypatch) -> None:
-    from lab.reader_eval import label_fixes
+@pytest.fixture
+def uncached_scene_copies():
+    """`scene_copies` caches per folder: forget what one look at a folder found, even on failure."""
+    scene_copies.cache_clear()
+    yield scene_copies
+    scene_copies.cache_clear()
 
+
+def test_a_train_copy_is_found_by_its_fixed_labels(tmp_path: Path, monkeypatch, uncached_scene_copies) -> None:
     def row(image: str, split: str, values: tuple[int, ...]) -> str:
         return json.dumps({"image": image, "split": split, "dice": [
             {"value": v, "box": [d.centre.real - 20, d.centre.imag - 20, d.centre.real + 20, d.centre.imag + 20]}
@@ -87,9 +94,8 @@ def test_a_train_copy_is_found_by_its_fixed_labels(tmp_path: Path, monkeypatch) 
     # the train copy's third die was labelled 5, and the photo shows a 3 as in the test photo
     (tmp_path / "s" / "manifest.jsonl").write_text(
         row("test.jpg", "test", (6, 2, 3, 6)) + row("copy.jpg", "train", (6, 2, 5, 6)))
-    assert scene_copies(tmp_path.resolve()).train == frozenset()
-    scene_copies.cache_clear()
+    assert uncached_scene_copies(tmp_path.resolve()).train == frozenset()
+    uncached_scene_copies.cache_clear()
     fix = label_fixes.LabelFix("s", "copy.jpg", 2, 5, 3, "three pips")
     monkeypatch.setattr(label_fixes, "LABEL_FIXES", (fix,))
-    assert scene_copies(tmp_path.resolve()).train == {"s/copy.jpg"}
-    scene_copies.cache_clear()
+    assert uncached_scene_copies(tmp_path.resolve()).train == {"s/copy.jpg"}
