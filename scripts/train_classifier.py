@@ -7,7 +7,7 @@
 Run it after `scripts/train_detector.py`: the windows it mines are where the shipped detector
 looks (or the detector file given by `--detector`, to train for a candidate detector before it
 is shipped; it also finds tomitomi's faces). Options: [--detector FILE] [--synthetic 3000]
-[--marbled 2000] [--smoky 600] [--game 1500] [--negatives 900] [--mine 1] [--widths 24,48,96]
+[--marbled 2000] [--smoky 600] [--game 1500] [--steep 0] [--negatives 900] [--mine 1] [--widths 24,48,96]
 [--hidden 128] [--convs 1] [--window 48] [--die 36] [--epochs 20] [--per-epoch 100000]
 [--real-share 0.5] [--seed 1] [--threads 1] [--workers 1] [--device cpu]
 [--render-only | --prepare-only] [--work /tmp/cubilete-classifier]
@@ -20,7 +20,9 @@ Data (see `scripts/classifier_data.py`); nothing of a manifest's `test` split is
     measure and to fit the softmax temperature;
   * synthetic scenes rendered by `lab.synth`: `--synthetic` drawn from wide options,
     `--marbled` the same with marbled dice only, `--smoky` with dark see-through dice only,
-    `--game` like the game scenes of `random_scene`; plus held-out wide and game scenes;
+    `--game` like the game scenes of `random_scene`, `--steep` close, low views of big dice
+    (the camera 45 to 65 degrees off vertical: side faces as big as the top, whose value alone
+    counts); plus held-out wide and game scenes;
   * `--negatives` pictures with no die (`lab.synth.clutter`: text, headlines, grids,
     checkerboards, gradients, noise, wood; seeds [seed + 7, i], never the bench's): windows anywhere on them
     and at the detector's detections, all "not a die";
@@ -442,6 +444,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--marbled", type=int, default=2000, help="more scenes, marbled dice only")
     parser.add_argument("--smoky", type=int, default=600, help="more scenes, dark see-through dice only")
     parser.add_argument("--game", type=int, default=1500, help="more scenes like the game scenes of random_scene")
+    parser.add_argument("--steep", type=int, default=0, help="more scenes, big dice seen close and low")
     parser.add_argument("--negatives", type=int, default=900, help="pictures with no die")
     parser.add_argument("--widths", default=",".join(map(str, CONV_WIDTHS)),
                         help="channels of the conv stages, comma-separated (each halves the window)")
@@ -495,6 +498,8 @@ def main(argv: list[str] | None = None) -> int:
         synth += data.synthetic_scenes(args.smoky, args.seed + 3, args.work, log, kind="smoky", workers=workers)
     if args.game:
         synth += data.synthetic_scenes(args.game, args.seed + 2, args.work, log, kind="game", workers=workers)
+    if args.steep:
+        synth += data.synthetic_scenes(args.steep, args.seed + 5, args.work, log, kind="steep", workers=workers)
     negatives = data.negative_scenes(args.negatives, args.seed + 7, workers)
     held_synth = data.synthetic_scenes(max(1, args.synthetic // 10), args.seed + 1000, args.work, log, workers=workers)
     held_game = data.synthetic_scenes(100, args.seed + 2000, args.work, log, kind="game", workers=workers)
@@ -513,8 +518,9 @@ def main(argv: list[str] | None = None) -> int:
     held["synthetic"] = held_out(held_synth, args.seed + 3)
     held["game"] = held_out(held_game, args.seed + 4)
 
+    # a run without steep scenes keeps the key (and so the cached windows) it had before there were any
     key = f"{sorted(s.name for s in photos)}|{args.seed}|{args.synthetic}|{args.marbled}|{args.smoky}|{args.game}|" \
-          f"{GEOMETRY}|v6"
+          f"{GEOMETRY}|v6" + (f"|steep {args.steep}" if args.steep else "")
     # Windows are cached under what they depend on: the photos' also on the detector (it
     # finds tomitomi's faces), the mined ones too (they are where it looks), the no-dice
     # pictures' also on their count and kinds.
@@ -566,7 +572,7 @@ def main(argv: list[str] | None = None) -> int:
     model = train(x, y, source, args.epochs, args.per_epoch, args.real_share, net_seed, checkpoint, checks,
                   args.device, args.workers if args.workers > 1 else 0)
     notes = {"seed": args.seed, "net_seed": net_seed, "photo_sets": set_names, "synthetic": args.synthetic,
-             "marbled": args.marbled, "smoky": args.smoky, "game": args.game, "negatives": args.negatives,
+             "marbled": args.marbled, "smoky": args.smoky, "game": args.game, "steep": args.steep, "negatives": args.negatives,
              "mine": args.mine, "detector": photo_sets.detector_hash(args.detector),
              "widths": list(CONV_WIDTHS), "convs": CONVS_PER_STAGE, "hidden": HIDDEN,
              "epochs": args.epochs, "per_epoch": args.per_epoch, "real_share": args.real_share,

@@ -294,3 +294,17 @@ def test_the_classifier_mines_and_finds_faces_with_the_detector_file_it_is_given
     assert asked == [candidate]
     assert [d.center for p in photos for d in p.dice] == [(63.5, 63.5)]
     assert (tmp_path / "cache" / f"faces-tomitomi-train-{photo_sets.detector_hash(candidate)}.json").exists()
+
+
+def test_steep_scenes_show_side_faces_as_big_as_the_top() -> None:
+    data = scripts_module("classifier_data")
+    from lab.synth import render
+    from lab.synth.renderer import FACE_SIDE
+
+    for i in range(4):
+        spec = data.steep_spec(np.random.default_rng([3, i]))
+        assert data.STEEP_TILT_DEG[0] <= spec.camera.tilt_deg <= data.STEEP_TILT_DEG[1]
+        assert 1 <= len(spec.dice) <= 5
+        face_map = render(spec).face_map
+        # game scenes (the camera at most 30 degrees off vertical) show a fifth to half as much side as top
+        assert (face_map == FACE_SIDE).sum() >= 0.8 * (face_map < len(spec.dice)).sum()

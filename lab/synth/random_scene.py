@@ -24,6 +24,7 @@ def random_scene(
     touching: bool = True,
     max_tilt_deg: float = 30,
     *,
+    min_tilt_deg: float = 0,
     max_view_deg: float = 35,
     cocked_prob: float = 0.0,
     tray_prob: float = 0.3,
@@ -39,7 +40,7 @@ def random_scene(
 ) -> SceneSpec:
     """A random scene of `n_dice` dice whose top faces measure `size_range` px in the image.
 
-    The camera leans up to `max_tilt_deg` off vertical, and dice are only placed where the
+    The camera leans `min_tilt_deg` to `max_tilt_deg` off vertical, and dice are only placed where the
     camera sees them at most `max_view_deg` off vertical (at the far edge of a tilted wide
     view the side faces would otherwise show more than the top).
     `touching` allows dice to touch (`touch_prob` of them are placed against another die,
@@ -53,12 +54,14 @@ def random_scene(
     lo_size, hi_size = size_range
     if not 0 < lo_size <= hi_size:
         raise ValueError(f"size_range must be 0 < min <= max, got {size_range}")
+    if not 0 <= min_tilt_deg <= max_tilt_deg:
+        raise ValueError(f"the camera's tilt must be 0 <= min <= max degrees, got {min_tilt_deg} to {max_tilt_deg}")
     if n_dice * lo_size ** 2 > 0.6 * width * height:
         raise ValueError(f"could not place {n_dice} dice of {size_range} px in a {width}x{height} image: "
                          "they would cover most of it")
-    options = _Options(n_dice, width, height, (lo_size, hi_size), touching, max_tilt_deg, max_view_deg, cocked_prob,
-                       tray_prob, occluder_prob, matched_set_prob, tuple(styles), tuple(backgrounds), touch_prob,
-                       noise_range, jpeg_range, blur_prob)
+    options = _Options(n_dice, width, height, (lo_size, hi_size), touching, min_tilt_deg, max_tilt_deg, max_view_deg,
+                       cocked_prob, tray_prob, occluder_prob, matched_set_prob, tuple(styles), tuple(backgrounds),
+                       touch_prob, noise_range, jpeg_range, blur_prob)
     for attempt in range(40):
         # crowded scenes that failed try again with smaller dice (never below the smallest size)
         scene = _attempt(rng, options, shrink=0.95 ** attempt)
@@ -74,6 +77,7 @@ class _Options:
     height: int
     size_range: tuple[float, float]
     touching: bool
+    min_tilt_deg: float
     max_tilt_deg: float
     max_view_deg: float
     cocked_prob: float
@@ -93,7 +97,7 @@ def _attempt(rng: np.random.Generator, o: _Options, shrink: float) -> SceneSpec 
     width, height, styles, touching = o.width, o.height, o.styles, o.touching
     with_tray = rng.random() < o.tray_prob
     camera_spec = CameraSpec(
-        tilt_deg=float(rng.uniform(0, o.max_tilt_deg)),
+        tilt_deg=float(rng.uniform(o.min_tilt_deg, o.max_tilt_deg)),
         yaw_deg=float(rng.uniform(-12, 12) if with_tray else rng.uniform(0, 360)),
         fov_deg=float(rng.uniform(50, 66)),  # Pi camera modules: about 53 to 66 degrees across
     )

@@ -224,3 +224,11 @@ def test_marbled_dice_have_pips_that_read_on_both_swirl_colours():
         bodies = (die.body_bgr, die.body2_bgr)
         best = max(pip_lightness_contrast(pip, bodies) for pip in MARBLED_PIPS)
         assert pip_lightness_contrast(die.pip_bgr, bodies) >= min(READABLE_PIPS_L, best), die
+
+
+def test_the_camera_tilt_can_be_bounded_below() -> None:
+    for i in range(4):
+        spec = random_scene(np.random.default_rng([4, i]), min_tilt_deg=40, max_tilt_deg=50, max_view_deg=60)
+        assert 40 <= spec.camera.tilt_deg <= 50
+    with pytest.raises(ValueError, match="tilt"):
+        random_scene(np.random.default_rng(1), min_tilt_deg=30, max_tilt_deg=20)
