@@ -117,9 +117,6 @@ def negative_scenes(count: int, seed: int, workers: int = 1) -> list[Scene]:
 # ----------------------------------------------------------------------------- synthetic scenes
 
 
-SCENE_KINDS = ("wide", "marbled", "smoky", "game", "steep")
-
-
 def random_synthetic_spec(rng: np.random.Generator, kind: str = "wide"):
     """A SceneSpec: "wide" = drawn from a wide range of options (see the module doc);
     "marbled" = the same with marbled dice only (the hardest to read); "smoky" = the same with
