@@ -12,7 +12,7 @@ import pytest
 from vision.reader import model_file
 from vision.reader.classifier import MODEL_PATH as CLASSIFIER_PATH
 from vision.reader.detector import MODEL_PATH as DETECTOR_PATH
-from vision.reader.model_file import load_network
+from vision.reader.model_file import ModelFileError, load_network
 
 
 def recorded_reads(monkeypatch) -> list[tuple]:
@@ -53,3 +53,9 @@ def test_the_classic_engine_computes_what_the_new_one_does(path: Path, shape: tu
         outputs.append(net.forward())
     assert outputs[0].shape == outputs[1].shape
     assert np.abs(outputs[0] - outputs[1]).max() <= 1e-3 * max(1.0, float(np.abs(outputs[1]).max()))
+
+
+@pytest.mark.parametrize("path", [Path(""), Path("/")])
+def test_a_path_naming_no_file_is_a_model_file_error(path: Path) -> None:
+    with pytest.raises(ModelFileError, match="names no file"):
+        load_network(path, "die values")

@@ -31,6 +31,8 @@ def metadata_path(onnx_path: Path) -> Path:
 
 def load_network(onnx_path: Path, kind: str) -> tuple[cv2.dnn.Net, dict[str, Any]]:
     """The network of `onnx_path` and its metadata, checked to be of `kind`."""
+    if not onnx_path.name:
+        raise ModelFileError(f"{str(onnx_path)!r} names no file (give the .onnx file of a {kind} model)")
     try:
         meta = json.loads(metadata_path(onnx_path).read_text(encoding="utf-8"))
     except (OSError, ValueError) as error:
