@@ -13,7 +13,10 @@ Data (nothing of a `test` split is ever read):
     1 to 15 dice from 14 px to half the frame, touching, cocked, oblique with side faces,
     under hands, in trays, on every background; some in greyscale, some seen through a round
     opening (a tube or a cup), some with clutter over an edge of the frame (text, grids,
-    checkerboards, wood: `lab.synth.clutter`); rendered once into `--work`;
+    checkerboards, wood: `lab.synth.clutter`); rendered once into `--work`; on request
+    (`--steep N`, seed S + 2) N more of big dice seen close and low, side faces as big as the
+    top (`classifier_data.steep_spec`, the views the classifier's `--steep` adds): only the
+    top face is a die, so a side face is something the detector learns not to find;
   * pictures with no die at all (`lab.synth.clutter.negative_image` of DETECTOR_NEGATIVE_KINDS:
     text, grids, checkerboards, gradients, noise, wood; seeds [S + 5, i]; the bench's negatives
     use other seeds).
@@ -55,6 +58,7 @@ sys.path.insert(0, str(REPO / "scripts"))
 
 import photo_sets  # noqa: E402
 from checkpoints import checkpoint_path  # noqa: E402
+from classifier_data import steep_spec  # noqa: E402
 from processes import in_processes  # noqa: E402
 from vision.reader.detector import (ALIGN, COCKED, COS4, FILL, HEAT, INPUT_SCALE, INPUT_SIDE, KIND,  # noqa: E402
                                     LOG_SIZE, MODEL_PATH, OFFSET_X, OFFSET_Y, OUTPUT_NAMES, OUTPUTS, SIN4,
@@ -131,6 +135,14 @@ def training_scene(rng: np.random.Generator):
     return synth.random_scene(rng)
 
 
+def steep_scene(rng: np.random.Generator):
+    """A close, low view of big dice (`steep_spec`), or a varied scene where none fitted."""
+    return steep_spec(rng) or training_scene(rng)
+
+
+SCENE_MAKERS = {"varied": training_scene, "steep": steep_scene}
+
+
 def through_opening(rng: np.random.Generator, image: np.ndarray, boxes: list[tuple[float, float, float, float]]) -> None:
     """Darken everything outside a round opening around the dice (in place): dice seen down a
     tube or inside a cup."""
@@ -149,13 +161,14 @@ def through_opening(rng: np.random.Generator, image: np.ndarray, boxes: list[tup
     image[:] = np.clip(image * mask + outside * (1 - mask), 0, 255).astype(np.uint8)
 
 
-def render_scene(cache: Path, seed: int, i: int) -> None:
-    """Render scene i of `seed` into cache as NNNNNN.png and its labels as NNNNNN.json."""
+def render_scene(cache: Path, seed: int, i: int, kind: str = "varied") -> None:
+    """Render scene i of `seed` (a SCENE_MAKERS kind) into cache as NNNNNN.png and its labels
+    as NNNNNN.json."""
     from lab import synth
     from lab.synth.clutter import clutter_strip
 
     rng = np.random.default_rng([seed, i])
-    rendered = synth.render(training_scene(rng))
+    rendered = synth.render(SCENE_MAKERS[kind](rng))
     image = rendered.image.copy()
     boxes = [tuple(float(v) for v in l.box) for l in rendered.labels]
     if rng.random() < 0.1:
@@ -172,7 +185,7 @@ def render_scene(cache: Path, seed: int, i: int) -> None:
     (cache / f"{i:06d}.json").write_text(json.dumps(labels))
 
 
-def render_share(cache: Path, count: int, seed: int, share: int, shares: int) -> int:
+def render_share(cache: Path, count: int, seed: int, share: int, shares: int, kind: str = "varied") -> int:
     """Render the scenes i < count with i % shares == share that are not in cache yet."""
     from lab import synth
 
@@ -181,7 +194,7 @@ def render_share(cache: Path, count: int, seed: int, share: int, shares: int) ->
     for i in range(share, count, shares):
         if (cache / f"{i:06d}.png").exists() and (cache / f"{i:06d}.json").exists():
             continue
-        render_scene(cache, seed, i)
+        render_scene(cache, seed, i, kind)
         done += 1
         if done % 100 == 0 and share == 0:
             print(f"rendered {done * shares}/{count} ({time.time() - started:.0f} s)", flush=True)
@@ -190,13 +203,13 @@ def render_share(cache: Path, count: int, seed: int, share: int, shares: int) ->
     return done
 
 
-def render_synthetic(cache: Path, count: int, seed: int, workers: int = 1) -> None:
-    """Render scenes 0..count-1 of `seed` into cache (skips those already there), in `workers`
-    processes. Each scene has its own generator, so the scenes are the same for any count of
-    workers."""
+def render_synthetic(cache: Path, count: int, seed: int, workers: int = 1, kind: str = "varied") -> None:
+    """Render scenes 0..count-1 of `seed` (a SCENE_MAKERS kind) into cache (skips those already
+    there), in `workers` processes. Each scene has its own generator, so the scenes are the
+    same for any count of workers."""
     cache.mkdir(parents=True, exist_ok=True)
     shares = max(1, workers)
-    in_processes(render_share, [(cache, count, seed, share, shares) for share in range(shares)], workers)
+    in_processes(render_share, [(cache, count, seed, share, shares, kind) for share in range(shares)], workers)
 
 
 def synthetic_die(label: dict) -> Die:
@@ -609,8 +622,10 @@ def evaluate(model_path: Path, samples: list[Sample], thresholds=(0.3, 0.4, 0.5)
 
 def run_checkpoint(args: argparse.Namespace, fit_photos: list[photo_sets.Photo]) -> Path:
     """The checkpoint of a run with these options on these photos (`checkpoints`)."""
+    # a run without steep scenes keeps the checkpoint it had before there were any
     return checkpoint_path(args.work, "checkpoint", {
-        "options": {k: v for k, v in vars(args).items() if k not in SPEED_OPTIONS},
+        "options": {k: v for k, v in vars(args).items()
+                    if k not in SPEED_OPTIONS and not (k == "steep" and not v)},
         "negative kinds": DETECTOR_NEGATIVE_KINDS, "faces by": photo_sets.detector_hash(),
         "photos": sorted(f"{p.set_name}/{p.path.name}" for p in fit_photos)})
 
@@ -623,6 +638,7 @@ def parse_options(argv: list[str] | None = None) -> argparse.Namespace:
                         help="rendered scenes, found faces and checkpoints")
     parser.add_argument("--photos", type=Path, default=photo_sets.DICE_PHOTOS, help="folder of the photo sets")
     parser.add_argument("--synthetic", type=int, default=4000, help="synthetic training scenes")
+    parser.add_argument("--steep", type=int, default=0, help="more scenes, big dice seen close and low")
     parser.add_argument("--negatives", type=int, default=600, help="pictures with no die")
     parser.add_argument("--synth-seed", type=int, default=7000)
     parser.add_argument("--val-synthetic", type=int, default=100, help="held-out synthetic scenes (seed + 1)")
@@ -666,9 +682,12 @@ def main() -> int:
 
     train_cache = args.work / f"synth-{args.synth_seed}"
     val_cache = args.work / f"synth-{args.synth_seed + 1}"
+    steep_cache = args.work / f"steep-{args.synth_seed + 2}"
     started = time.time()
     render_synthetic(train_cache, args.synthetic, args.synth_seed, args.render_workers)
     render_synthetic(val_cache, args.val_synthetic, args.synth_seed + 1, args.render_workers)
+    if args.steep:
+        render_synthetic(steep_cache, args.steep, args.synth_seed + 2, args.render_workers, kind="steep")
     print(f"scenes ready ({time.time() - started:.0f} s)", flush=True)
     if args.render_only:
         return 0
@@ -686,7 +705,7 @@ def main() -> int:
     real_val: dict[str, list[Sample]] = {}
     for photo in held_photos:
         real_val.setdefault(photo.set_name, []).append(photo_sample(photo))
-    synth_train = load_synthetic(train_cache, args.synthetic)
+    synth_train = load_synthetic(train_cache, args.synthetic) + load_synthetic(steep_cache, args.steep)
     synth_val = load_synthetic(val_cache, args.val_synthetic)
     negatives = negative_pictures(args.negatives, args.synth_seed + 5)
     print("data: " + ", ".join(f"{k} {len(v)} photos (+{len(real_val.get(k, []))} held out)" for k, v in
@@ -739,7 +758,8 @@ def main() -> int:
                 print(f"  held-out {name}:", fmt(evaluate(work_model, samples)), flush=True)
     minutes = (time.time() - train_started) / 60
     notes = {"steps": args.steps, "batch": args.batch, "lr": args.lr, "seed": args.seed,
-             "synthetic": args.synthetic, "synth_seed": args.synth_seed, "negatives": args.negatives,
+             "synthetic": args.synthetic, "steep": args.steep, "synth_seed": args.synth_seed,
+             "negatives": args.negatives,
              "real_share": args.real_share, "negative_share": args.negative_share, "set_weights": SET_WEIGHTS,
              "photo_sets": sorted(real_train), "threads": args.threads, "workers": args.workers,
              "device": args.device, "training_minutes": round(minutes, 1),

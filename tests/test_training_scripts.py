@@ -128,9 +128,11 @@ def test_a_detector_run_with_other_training_options_does_not_resume_another_runs
     # another run does not: a longer schedule, other data, another network seed, other photos
     others = {checkpoint("--steps", "24000"), checkpoint("--lr", "0.001"), checkpoint("--negatives", "900"),
               checkpoint("--seed", "1"), checkpoint("--real-share", "0.6"), checkpoint("--stages", "8,16,24,32"),
-              checkpoint("--head", "16"),
+              checkpoint("--head", "16"), checkpoint("--steep", "500"),
               train_detector.run_checkpoint(train_detector.parse_options(["--work", str(tmp_path)]), photos[:0])}
-    assert plain not in others and len(others) == 8
+    assert plain not in others and len(others) == 9
+    # a run without steep scenes is the run it was before the option existed
+    assert checkpoint("--steep", "0") == plain
 
 
 @pytest.mark.parametrize("stages", ["16,x", "16", "8,8,8,8,8", "16,0,24"])
@@ -308,3 +310,16 @@ def test_steep_scenes_show_side_faces_as_big_as_the_top() -> None:
         face_map = render(spec).face_map
         # game scenes (the camera at most 30 degrees off vertical) show a fifth to half as much side as top
         assert (face_map == FACE_SIDE).sum() >= 0.8 * (face_map < len(spec.dice)).sum()
+
+
+def test_the_detectors_steep_scenes_are_the_close_low_views_of_the_classifiers(tmp_path: Path) -> None:
+    train_detector = scripts_module("train_detector")
+    data = scripts_module("classifier_data")
+    from lab.synth import render
+
+    train_detector.render_synthetic(tmp_path, 2, 7002, kind="steep")
+    for i in range(2):
+        labels = json.loads((tmp_path / f"{i:06d}.json").read_text())
+        want = render(data.steep_spec(np.random.default_rng([7002, i]))).labels
+        assert [round(label["size"], 3) for label in labels] == [round(label.size, 3) for label in want]
+        assert [label["box"] for label in labels] == [list(label.box) for label in want]
