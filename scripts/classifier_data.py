@@ -7,7 +7,7 @@ Used by `scripts/train_classifier.py` (see there for the command line). Three so
   * synthetic scenes from `lab.synth`, drawn with widely varied options (die sizes 16 to
     110 px, 1 to 12 dice touching or not, oblique views with side faces, cocked dice, trays,
     hands, every die style, blur, noise, JPEG) and, on request, close and low views of big dice
-    whose side faces show as big as the top (`steep_spec`), cached as files under a work folder.
+    whose side faces show as big as the top (`lab.synth.steep`), cached as files under a work folder.
 A scene is an encoded image plus its dice: centre, top-face edge, edge angle, value, and
 whether it is cocked or to be ignored. `sample_windows` cuts windows from a scene the way the
 reader cuts them, with the detector's errors (centre, size, angle) and camera degradations
@@ -122,12 +122,14 @@ def random_synthetic_spec(rng: np.random.Generator, kind: str = "wide"):
     "marbled" = the same with marbled dice only (the hardest to read); "smoky" = the same with
     dark see-through dice only (the pips of the hidden faces show); "game" = the game scenes
     of `random_scene`'s defaults (5 dice, 640x480, 40-90 px); "steep" = close, low views
-    (`steep_spec`)."""
+    (`lab.synth.steep`)."""
     from lab.synth import random_scene
 
     if kind == "game":
         return random_scene(rng)
     if kind == "steep":
+        from lab.synth.steep import steep_spec
+
         return steep_spec(rng)
     styles = (kind,) if kind in ("marbled", "smoky") else ("opaque", "translucent", "marbled")
 
@@ -144,35 +146,6 @@ def random_synthetic_spec(rng: np.random.Generator, kind: str = "wide"):
                 max_tilt_deg=float(rng.uniform(0, 35)), cocked_prob=0.12, tray_prob=0.35, occluder_prob=0.3,
                 touch_prob=float(rng.uniform(0.2, 0.9)), noise_range=(0.5, 8.0), jpeg_range=(20, 95), blur_prob=0.6,
                 styles=styles)
-        except ValueError:
-            continue
-    return None
-
-
-STEEP_TILT_DEG = (45.0, 65.0)  # the camera off vertical in "steep" scenes
-STEEP_VIEW_DEG = 72.0  # and the dice at most this far off it
-STEEP_TOP_PX = (60.0, 200.0)  # their top faces' edges
-
-
-def steep_spec(rng: np.random.Generator):
-    """A SceneSpec of 1 to 5 big dice seen close and low (the camera STEEP_TILT_DEG off
-    vertical), where a die's side faces show as big as its top or bigger, as in photos taken
-    across a table: only the top face is the die's value. None when the dice did not fit."""
-    from lab.synth import random_scene
-
-    width, height = [(640, 480), (640, 640)][int(rng.integers(2))]
-    for _ in range(20):
-        n = int(rng.integers(1, 6))
-        lo = float(rng.uniform(STEEP_TOP_PX[0], 0.65 * STEEP_TOP_PX[1]))
-        hi = float(min(STEEP_TOP_PX[1], lo * rng.uniform(1.0, 1.5)))
-        if n * hi * hi > 0.35 * width * height:
-            continue
-        try:
-            return random_scene(
-                rng, n_dice=n, width=width, height=height, size_range=(lo, hi), touching=bool(rng.random() < 0.6),
-                min_tilt_deg=STEEP_TILT_DEG[0], max_tilt_deg=STEEP_TILT_DEG[1], max_view_deg=STEEP_VIEW_DEG,
-                tray_prob=0.2, occluder_prob=0.2, touch_prob=float(rng.uniform(0.2, 0.9)), noise_range=(0.5, 8.0),
-                jpeg_range=(20, 95), blur_prob=0.6, styles=("opaque", "translucent", "marbled"))
         except ValueError:
             continue
     return None

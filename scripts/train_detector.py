@@ -15,7 +15,7 @@ Data (nothing of a `test` split is ever read):
     opening (a tube or a cup), some with clutter over an edge of the frame (text, grids,
     checkerboards, wood: `lab.synth.clutter`); rendered once into `--work`; on request
     (`--steep N`, seed S + 2) N more of big dice seen close and low, side faces as big as the
-    top (`classifier_data.steep_spec`, the views the classifier's `--steep` adds): only the
+    top (`lab.synth.steep`, the views the classifier's `--steep` adds): only the
     top face is a die, so a side face is something the detector learns not to find;
   * pictures with no die at all (`lab.synth.clutter.negative_image` of DETECTOR_NEGATIVE_KINDS:
     text, grids, checkerboards, gradients, noise, wood; seeds [S + 5, i]; the bench's negatives
@@ -58,7 +58,6 @@ sys.path.insert(0, str(REPO / "scripts"))
 
 import photo_sets  # noqa: E402
 from checkpoints import checkpoint_path  # noqa: E402
-from classifier_data import steep_spec  # noqa: E402
 from processes import in_processes  # noqa: E402
 from vision.reader.detector import (ALIGN, COCKED, COS4, FILL, HEAT, INPUT_SCALE, INPUT_SIDE, KIND,  # noqa: E402
                                     LOG_SIZE, MODEL_PATH, OFFSET_X, OFFSET_Y, OUTPUT_NAMES, OUTPUTS, SIN4,
@@ -136,7 +135,9 @@ def training_scene(rng: np.random.Generator):
 
 
 def steep_scene(rng: np.random.Generator):
-    """A close, low view of big dice (`steep_spec`), or a varied scene where none fitted."""
+    """A close, low view of big dice (`lab.synth.steep`), or a varied scene where none fitted."""
+    from lab.synth.steep import steep_spec
+
     return steep_spec(rng) or training_scene(rng)
 
 

@@ -298,28 +298,14 @@ def test_the_classifier_mines_and_finds_faces_with_the_detector_file_it_is_given
     assert (tmp_path / "cache" / f"faces-tomitomi-train-{photo_sets.detector_hash(candidate)}.json").exists()
 
 
-def test_steep_scenes_show_side_faces_as_big_as_the_top() -> None:
-    data = scripts_module("classifier_data")
-    from lab.synth import render
-    from lab.synth.renderer import FACE_SIDE
-
-    for i in range(4):
-        spec = data.steep_spec(np.random.default_rng([3, i]))
-        assert data.STEEP_TILT_DEG[0] <= spec.camera.tilt_deg <= data.STEEP_TILT_DEG[1]
-        assert 1 <= len(spec.dice) <= 5
-        face_map = render(spec).face_map
-        # game scenes (the camera at most 30 degrees off vertical) show a fifth to half as much side as top
-        assert (face_map == FACE_SIDE).sum() >= 0.8 * (face_map < len(spec.dice)).sum()
-
-
 def test_the_detectors_steep_scenes_are_the_close_low_views_of_the_classifiers(tmp_path: Path) -> None:
     train_detector = scripts_module("train_detector")
-    data = scripts_module("classifier_data")
     from lab.synth import render
+    from lab.synth.steep import steep_spec
 
     train_detector.render_synthetic(tmp_path, 2, 7002, kind="steep")
     for i in range(2):
         labels = json.loads((tmp_path / f"{i:06d}.json").read_text())
-        want = render(data.steep_spec(np.random.default_rng([7002, i]))).labels
+        want = render(steep_spec(np.random.default_rng([7002, i]))).labels
         assert [round(label["size"], 3) for label in labels] == [round(label.size, 3) for label in want]
         assert [label["box"] for label in labels] == [list(label.box) for label in want]

@@ -9,7 +9,7 @@ import cv2
 import numpy as np
 import pytest
 
-from lab.synth import DIE_STYLES, LOOK_STYLES, SceneSpec, random_scene, render, write_manifest
+from lab.synth import DIE_STYLES, FACE_SIDE, LOOK_STYLES, SceneSpec, random_scene, render, steep, write_manifest
 from lab.synth.__main__ import main as synth_main
 from lab.synth.geometry import die_pose
 
@@ -232,3 +232,13 @@ def test_the_camera_tilt_can_be_bounded_below() -> None:
         assert 40 <= spec.camera.tilt_deg <= 50
     with pytest.raises(ValueError, match="tilt"):
         random_scene(np.random.default_rng(1), min_tilt_deg=30, max_tilt_deg=20)
+
+
+def test_steep_scenes_show_side_faces_as_big_as_the_top() -> None:
+    for i in range(4):
+        spec = steep.steep_spec(np.random.default_rng([3, i]))
+        assert steep.STEEP_TILT_DEG[0] <= spec.camera.tilt_deg <= steep.STEEP_TILT_DEG[1]
+        assert 1 <= len(spec.dice) <= 5
+        face_map = render(spec).face_map
+        # game scenes (the camera at most 30 degrees off vertical) show a fifth to half as much side as top
+        assert (face_map == FACE_SIDE).sum() >= 0.8 * (face_map < len(spec.dice)).sum()
