@@ -32,7 +32,8 @@ at, so it is repeatable but not bit-identical to an uninterrupted one). At the e
 is exported with `torch.onnx.export` (batch norm folded by the exporter in eval mode) and its
 metadata (input geometry, output layout, options, held-out figures) written beside it.
 Everything is seeded (`--seed`); with the same data, threads, workers and torch version a run
-repeats. It trains on two CPU cores (about 85 minutes, plus 20 to render the scenes once) or,
+repeats. It trains on two CPU cores (about 28 minutes, plus 4 to render the scenes once with
+`--render-workers 2`) or,
 with `--device cuda --workers 14 --render-workers 15`, on a machine with a GPU and 16 cores in
 about 8 minutes (1.5 to render, 6 to train): the crops are cut on the CPU cores, so the
 workers set the pace.
