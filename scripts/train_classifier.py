@@ -69,7 +69,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))
 
 import classifier_data as data  # noqa: E402
-from checkpoints import checkpoint_path  # noqa: E402
+from checkpoints import checkpoint_path, close_leg, legs_with_new_one  # noqa: E402
 import photo_sets  # noqa: E402
 from lab.synth.clutter import NEGATIVE_KINDS  # noqa: E402
 from vision.reader import classifier, detector  # noqa: E402
@@ -327,7 +327,7 @@ def train(x: np.ndarray, y: np.ndarray, source: np.ndarray, epochs: int, per_epo
     counts = np.bincount(y, minlength=CLASSES).astype(np.float64)
     class_weight = torch.tensor((counts.sum() / np.maximum(counts, 1) / CLASSES) ** 0.5, dtype=torch.float32,
                                 device=where)
-    first = 0
+    first, state = 0, None
     if checkpoint.exists():
         state = torch.load(checkpoint, weights_only=False, map_location="cpu")  # the rng state must stay on the CPU
         model.load_state_dict(state["model"])
@@ -336,6 +336,7 @@ def train(x: np.ndarray, y: np.ndarray, source: np.ndarray, epochs: int, per_epo
         torch.set_rng_state(state["torch_rng"])
         first = state["epoch"]
         log(f"resumed from {checkpoint} after epoch {first}")
+    legs, leg_started = legs_with_new_one(state, first, device, torch.__version__), time.time()
     for epoch in range(first, epochs):
         started = time.time()
         model.train()
@@ -355,8 +356,9 @@ def train(x: np.ndarray, y: np.ndarray, source: np.ndarray, epochs: int, per_epo
         log(f"epoch {epoch + 1}/{epochs}: loss {loss_sum / total:.4f}, train accuracy {right / total:.4f} "
             f"({time.time() - started:.0f} s)")
         tmp = checkpoint.with_name(checkpoint.name + ".part")
+        legs = close_leg(legs, epoch + 1, (time.time() - leg_started) / 60)
         torch.save({"model": model.state_dict(), "optimiser": optimiser.state_dict(), "schedule": schedule.state_dict(),
-                    "torch_rng": torch.get_rng_state(), "epoch": epoch + 1}, tmp)
+                    "torch_rng": torch.get_rng_state(), "epoch": epoch + 1, "legs": legs}, tmp)
         os.replace(tmp, checkpoint)
         if checks is not None and (epoch % 4 == 3 or epoch == epochs - 1):
             checks(model)
@@ -577,6 +579,8 @@ def main(argv: list[str] | None = None) -> int:
              "widths": list(CONV_WIDTHS), "convs": CONVS_PER_STAGE, "hidden": HIDDEN,
              "epochs": args.epochs, "per_epoch": args.per_epoch, "real_share": args.real_share,
              "threads": args.threads, "workers": args.workers, "device": args.device, "torch": torch.__version__,
+             "legs": [leg for leg in torch.load(checkpoint, weights_only=False).get("legs", [])
+                      if leg["done"][0] < leg["done"][1]],
              "held_out_photos": [scene.name for scene in held_photos]}
     return calibrate_and_save(args.out, args.work, model, held, notes, started)
 

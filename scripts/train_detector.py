@@ -30,7 +30,8 @@ log size, squared error on (cos 4a, sin 4a), BCE on cocked. A checkpoint is writ
 on from it (a resumed run draws its crops from a generator seeded with the step it resumed
 at, so it is repeatable but not bit-identical to an uninterrupted one). At the end the model
 is exported with `torch.onnx.export` (batch norm folded by the exporter in eval mode) and its
-metadata (input geometry, output layout, options, held-out figures) written beside it.
+metadata (input geometry, output layout, options, held-out figures, and `legs`: where each
+stretch of a resumed run trained) written beside it.
 Everything is seeded (`--seed`); with the same data, threads, workers and torch version a run
 repeats. It trains on two CPU cores (about 28 minutes, plus 4 to render the scenes once with
 `--render-workers 2`) or,
@@ -58,7 +59,7 @@ sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "scripts"))
 
 import photo_sets  # noqa: E402
-from checkpoints import checkpoint_path  # noqa: E402
+from checkpoints import checkpoint_path, close_leg, legs_with_new_one  # noqa: E402
 from processes import in_processes  # noqa: E402
 from vision.reader.detector import (ALIGN, COCKED, COS4, FILL, HEAT, INPUT_SCALE, INPUT_SIDE, KIND,  # noqa: E402
                                     LOG_SIZE, MODEL_PATH, OFFSET_X, OFFSET_Y, OUTPUT_NAMES, OUTPUTS, SIN4,
@@ -721,7 +722,7 @@ def main() -> int:
     optimiser = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
     schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, max_lr=args.lr, total_steps=args.steps,
                                                    pct_start=0.05, final_div_factor=100)
-    start, running, spent = 0, {}, 0.0
+    start, running, spent, state = 0, {}, 0.0, None
     if checkpoint.exists():
         state = torch.load(checkpoint, weights_only=False, map_location=device)
         model.load_state_dict(state["model"])
@@ -729,6 +730,8 @@ def main() -> int:
         schedule.load_state_dict(state["schedule"])
         start, running, spent = state["step"], state["running"], state["seconds"]
         print(f"resumed from {checkpoint} at step {start}", flush=True)
+    legs = legs_with_new_one(state, start, args.device, torch.__version__)
+    leg_started = time.time()
     train_started = time.time() - spent
     batches = torch.utils.data.DataLoader(
         CropStream(real_train, synth_train, negatives, args.batch, args.real_share, args.negative_share, args.seed,
@@ -750,9 +753,10 @@ def main() -> int:
                   + f" ({time.time() - train_started:.0f} s)", flush=True)
         if step % args.checkpoint_every == 0 or step == args.steps:
             tmp = checkpoint.with_name(checkpoint.name + ".part")
+            legs = close_leg(legs, step, (time.time() - leg_started) / 60)
             torch.save({"model": model.state_dict(), "optimiser": optimiser.state_dict(),
                         "schedule": schedule.state_dict(), "step": step, "running": running,
-                        "seconds": time.time() - train_started}, tmp)
+                        "seconds": time.time() - train_started, "legs": legs}, tmp)
             os.replace(tmp, checkpoint)
         if args.eval_every and step % args.eval_every == 0 and step < args.steps:
             export_onnx(model, work_model, {"step": step})
@@ -765,6 +769,7 @@ def main() -> int:
              "real_share": args.real_share, "negative_share": args.negative_share, "set_weights": SET_WEIGHTS,
              "photo_sets": sorted(real_train), "threads": args.threads, "workers": args.workers,
              "device": args.device, "training_minutes": round(minutes, 1),
+             "legs": [leg for leg in legs if leg["done"][0] < leg["done"][1]],
              "layout": {"stem": args.layout.stem, "stages": list(args.layout.stages), "head": args.layout.head},
              "torch": torch.__version__}
     export_onnx(model, work_model, notes)

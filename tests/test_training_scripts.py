@@ -235,6 +235,49 @@ def test_a_classifier_run_stopped_after_a_checkpoint_ends_as_one_that_never_stop
     resumed = run(tmp_path / "stopped.pt")
     for a, b in zip(whole.state_dict().values(), resumed.state_dict().values()):
         assert torch.equal(a, b)
+    legs = torch.load(tmp_path / "stopped.pt", weights_only=False)["legs"]
+    assert [(leg["device"], leg["done"]) for leg in legs] == [("cpu", [0, 4]), ("cpu", [4, 5])]
+    assert [leg["done"] for leg in torch.load(tmp_path / "whole.pt", weights_only=False)["legs"]] == [[0, 5]]
+
+
+def test_a_network_trained_in_stretches_on_two_machines_says_where_each_ran() -> None:
+    checkpoints = scripts_module("checkpoints")
+    close_leg, legs_with_new_one = checkpoints.close_leg, checkpoints.legs_with_new_one
+    fresh = close_leg(legs_with_new_one(None, 0, "cuda", "2.11.0+cu130"), 15000, 7.04)
+    assert fresh == [{"device": "cuda", "torch": "2.11.0+cu130", "done": [0, 15000], "minutes": 7.0}]
+    resumed = close_leg(legs_with_new_one({"legs": fresh}, 15000, "cpu", "2.13.0+cpu"), 16000, 1.7)
+    assert [(leg["device"], leg["torch"], leg["done"]) for leg in resumed] == [
+        ("cuda", "2.11.0+cu130", [0, 15000]), ("cpu", "2.13.0+cpu", [15000, 16000])]
+    assert fresh[0]["done"] == [0, 15000]  # the checkpoint's own record is not changed
+    # a checkpoint written before the stretches were kept: its work is of an unknown place
+    older = legs_with_new_one({"step": 3000}, 3000, "cpu", "2.13.0+cpu")
+    assert [(leg["device"], leg["done"]) for leg in older] == [("unknown", [0, 3000]), ("cpu", [3000, 3000])]
+
+
+def test_a_detector_trained_to_the_end_records_its_stretch_and_a_run_started_again_adds_none(
+        torch, tmp_path: Path, monkeypatch) -> None:
+    import cv2
+    import train_detector
+
+    rng = np.random.default_rng(3)
+    (tmp_path / "photos" / "tiny" / "images").mkdir(parents=True)
+    rows = []
+    for i in range(2):
+        image = np.full((240, 320, 3), 90, np.uint8)
+        image[100:140, 140:180] = 235  # a pale square for a die
+        cv2.imwrite(str(tmp_path / "photos" / "tiny" / "images" / f"{i}.png"), image + rng.integers(0, 9, image.shape, np.uint8))
+        rows.append({"image": f"images/{i}.png", "split": "train", "dice": [{"value": 1, "box": [140, 100, 180, 140]}]})
+    (tmp_path / "photos" / "tiny" / "manifest.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    out = tmp_path / "det.onnx"
+    argv = ["train_detector.py", "--work", str(tmp_path / "work"), "--photos", str(tmp_path / "photos"),
+            "--out", str(out), "--synthetic", "2", "--val-synthetic", "1", "--negatives", "2", "--steps", "4",
+            "--batch", "2", "--checkpoint-every", "2", "--eval-every", "0", "--workers", "0"]
+    monkeypatch.setattr(sys, "argv", argv)
+    assert train_detector.main() == 0
+    first = json.loads(out.with_suffix(".json").read_text())["trained"]["legs"]
+    assert [(leg["device"], leg["torch"], leg["done"]) for leg in first] == [("cpu", torch.__version__, [0, 4])]
+    assert train_detector.main() == 0  # finds the finished checkpoint: no stretch of no steps
+    assert json.loads(out.with_suffix(".json").read_text())["trained"]["legs"] == first
 
 
 def test_train_photos_of_a_shot_in_any_test_split_are_left_out(tmp_path: Path) -> None:
