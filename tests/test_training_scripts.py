@@ -256,28 +256,46 @@ def test_a_network_trained_in_stretches_on_two_machines_says_where_each_ran() ->
 
 def test_a_detector_trained_to_the_end_records_its_stretch_and_a_run_started_again_adds_none(
         torch, tmp_path: Path, monkeypatch) -> None:
-    import cv2
     import train_detector
 
-    rng = np.random.default_rng(3)
-    (tmp_path / "photos" / "tiny" / "images").mkdir(parents=True)
-    rows = []
-    for i in range(2):
-        image = np.full((240, 320, 3), 90, np.uint8)
-        image[100:140, 140:180] = 235  # a pale square for a die
-        cv2.imwrite(str(tmp_path / "photos" / "tiny" / "images" / f"{i}.png"), image + rng.integers(0, 9, image.shape, np.uint8))
-        rows.append({"image": f"images/{i}.png", "split": "train", "dice": [{"value": 1, "box": [140, 100, 180, 140]}]})
-    (tmp_path / "photos" / "tiny" / "manifest.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
     out = tmp_path / "det.onnx"
-    argv = ["train_detector.py", "--work", str(tmp_path / "work"), "--photos", str(tmp_path / "photos"),
-            "--out", str(out), "--synthetic", "2", "--val-synthetic", "1", "--negatives", "2", "--steps", "4",
-            "--batch", "2", "--checkpoint-every", "2", "--eval-every", "0", "--workers", "0"]
+    argv = ["train_detector.py", "--work", str(tmp_path / "work"), "--photos", str(tiny_photo_set(tmp_path / "photos", 2)),
+            "--out", str(out), "--synthetic", "2", "--val-synthetic", "1", "--negatives", "2", "--steps", "4", "--batch", "2", "--checkpoint-every", "2", "--eval-every", "0", "--workers", "0"]
     monkeypatch.setattr(sys, "argv", argv)
     assert train_detector.main() == 0
     first = json.loads(out.with_suffix(".json").read_text())["trained"]["legs"]
     assert [(leg["device"], leg["torch"], leg["done"]) for leg in first] == [("cpu", torch.__version__, [0, 4])]
     assert train_detector.main() == 0  # finds the finished checkpoint: no stretch of no steps
     assert json.loads(out.with_suffix(".json").read_text())["trained"]["legs"] == first
+
+
+def tiny_photo_set(folder: Path, count: int) -> Path:
+    """A photo set of `count` train photos of one pale die showing a one, under folder/tiny."""
+    import cv2
+
+    rng = np.random.default_rng(3)
+    (folder / "tiny" / "images").mkdir(parents=True)
+    rows = []
+    for i in range(count):
+        image = np.full((240, 320, 3), 90, np.uint8)
+        image[100:140, 140:180] = 235
+        cv2.circle(image, (160, 120), 5, (20, 20, 20), -1)
+        cv2.imwrite(str(folder / "tiny" / "images" / f"{i}.png"), image + rng.integers(0, 9, image.shape, np.uint8))
+        rows.append({"image": f"images/{i}.png", "split": "train", "dice": [{"value": 1, "box": [140, 100, 180, 140]}]})
+    (folder / "tiny" / "manifest.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return folder
+
+
+def test_a_classifier_trained_to_the_end_records_where_it_trained(torch, tmp_path: Path) -> None:
+    import train_classifier
+
+    out = tmp_path / "values.onnx"
+    assert train_classifier.main([
+        "--photos", str(tiny_photo_set(tmp_path / "photos", 12)), "--work", str(tmp_path / "work"), "--out", str(out),
+        "--synthetic", "2", "--marbled", "0", "--smoky", "0", "--game", "0", "--negatives", "2", "--epochs", "1",
+        "--per-epoch", "256"]) == 0
+    legs = json.loads(out.with_suffix(".json").read_text())["trained"]["legs"]
+    assert [(leg["device"], leg["torch"], leg["done"]) for leg in legs] == [("cpu", torch.__version__, [0, 1])]
 
 
 def test_train_photos_of_a_shot_in_any_test_split_are_left_out(tmp_path: Path) -> None:
