@@ -260,7 +260,8 @@ def test_a_detector_trained_to_the_end_records_its_stretch_and_a_run_started_aga
 
     out = tmp_path / "det.onnx"
     argv = ["train_detector.py", "--work", str(tmp_path / "work"), "--photos", str(tiny_photo_set(tmp_path / "photos", 2)),
-            "--out", str(out), "--synthetic", "2", "--val-synthetic", "1", "--negatives", "2", "--steps", "4", "--batch", "2", "--checkpoint-every", "2", "--eval-every", "0", "--workers", "0"]
+            "--out", str(out), "--synthetic", "2", "--val-synthetic", "1", "--negatives", "2", "--steps", "4",
+            "--batch", "2", "--checkpoint-every", "2", "--eval-every", "0", "--workers", "0"]
     monkeypatch.setattr(sys, "argv", argv)
     assert train_detector.main() == 0
     first = json.loads(out.with_suffix(".json").read_text())["trained"]["legs"]
