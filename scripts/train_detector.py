@@ -18,8 +18,8 @@ Data (nothing of a `test` split is ever read):
     top (`lab.synth.steep`, the views the classifier's `--steep` adds): only the
     top face is a die, so a side face is something the detector learns not to find;
   * pictures with no die at all (`lab.synth.clutter.negative_image` of DETECTOR_NEGATIVE_KINDS:
-    text, grids, checkerboards, gradients, noise, wood; seeds [S + 5, i]; the bench's negatives
-    use other seeds).
+    text, grids, checkerboards, gradients, noise, wood, or the kinds `--negative-kinds` names,
+    headlines among them; seeds [S + 5, i]; the bench's negatives use other seeds).
 Every crop is augmented: scale (dice from 9 to 170 px at the network input), any rotation,
 flips, colour / brightness / contrast / gamma / hue, greyscale, blur, noise, JPEG, light
 gradients, glare.
@@ -60,6 +60,7 @@ sys.path.insert(0, str(REPO / "scripts"))
 
 import photo_sets  # noqa: E402
 from checkpoints import checkpoint_path, close_leg, legs_with_new_one  # noqa: E402
+from lab.synth.clutter import NEGATIVE_KINDS  # noqa: E402
 from processes import in_processes  # noqa: E402
 from vision.reader.detector import (ALIGN, COCKED, COS4, FILL, HEAT, INPUT_SCALE, INPUT_SIDE, KIND,  # noqa: E402
                                     LOG_SIZE, MODEL_PATH, OFFSET_X, OFFSET_Y, OUTPUT_NAMES, OUTPUTS, SIN4,
@@ -232,15 +233,15 @@ def load_synthetic(cache: Path, count: int) -> list[Sample]:
     return samples
 
 
-def negative_pictures(count: int, seed: int) -> list[Sample]:
-    """Pictures with no die (`lab.synth.clutter`), picture i drawn from rng [seed, i]."""
+def negative_pictures(count: int, seed: int, kinds: tuple[str, ...] = DETECTOR_NEGATIVE_KINDS) -> list[Sample]:
+    """Pictures with no die (`lab.synth.clutter`) of `kinds`, picture i drawn from rng [seed, i]."""
     from lab.synth.clutter import negative_image
 
     out = []
     for i in range(count):
         rng = np.random.default_rng([seed, i])
         width, height = [(640, 480), (640, 640), (480, 640)][int(rng.integers(3))]
-        out.append(Sample(negative_image(rng, width, height, kinds=DETECTOR_NEGATIVE_KINDS), [], real=False))
+        out.append(Sample(negative_image(rng, width, height, kinds=kinds), [], real=False))
     return out
 
 
@@ -628,8 +629,8 @@ def run_checkpoint(args: argparse.Namespace, fit_photos: list[photo_sets.Photo])
     # a run without steep scenes keeps the checkpoint it had before there were any
     return checkpoint_path(args.work, "checkpoint", {
         "options": {k: v for k, v in vars(args).items()
-                    if k not in SPEED_OPTIONS and not (k == "steep" and not v)},
-        "negative kinds": DETECTOR_NEGATIVE_KINDS, "faces by": photo_sets.detector_hash(),
+                    if k not in SPEED_OPTIONS and k != "negative_kinds" and not (k == "steep" and not v)},
+        "negative kinds": args.negative_kinds, "faces by": photo_sets.detector_hash(),
         "photos": sorted(f"{p.set_name}/{p.path.name}" for p in fit_photos)})
 
 
@@ -643,6 +644,8 @@ def parse_options(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--synthetic", type=int, default=4000, help="synthetic training scenes")
     parser.add_argument("--steep", type=int, default=0, help="more scenes, big dice seen close and low")
     parser.add_argument("--negatives", type=int, default=600, help="pictures with no die")
+    parser.add_argument("--negative-kinds", default=",".join(DETECTOR_NEGATIVE_KINDS),
+                        help=f"their kinds, comma-separated, of {', '.join(NEGATIVE_KINDS)}")
     parser.add_argument("--synth-seed", type=int, default=7000)
     parser.add_argument("--val-synthetic", type=int, default=100, help="held-out synthetic scenes (seed + 1)")
     parser.add_argument("--steps", type=int, default=16000)
@@ -672,6 +675,9 @@ def parse_options(argv: list[str] | None = None) -> argparse.Namespace:
         # more than four stages would need inputs aligned to more than ALIGN pixels
         parser.error(f"--stem {args.stem} --stages {args.stages} --head {args.head}: a layout has two to four "
                      "stages and at least one channel everywhere")
+    args.negative_kinds = tuple(k.strip() for k in args.negative_kinds.split(",") if k.strip())
+    if not args.negative_kinds or set(args.negative_kinds) - set(NEGATIVE_KINDS):
+        parser.error(f"--negative-kinds {','.join(args.negative_kinds)!r}: give some of {', '.join(NEGATIVE_KINDS)}")
     if args.device.startswith("cuda") and not args.render_only:
         import torch  # before the scenes are rendered, which can take 20 minutes
 
@@ -710,7 +716,7 @@ def main() -> int:
         real_val.setdefault(photo.set_name, []).append(photo_sample(photo))
     synth_train = load_synthetic(train_cache, args.synthetic) + load_synthetic(steep_cache, args.steep)
     synth_val = load_synthetic(val_cache, args.val_synthetic)
-    negatives = negative_pictures(args.negatives, args.synth_seed + 5)
+    negatives = negative_pictures(args.negatives, args.synth_seed + 5, args.negative_kinds)
     print("data: " + ", ".join(f"{k} {len(v)} photos (+{len(real_val.get(k, []))} held out)" for k, v in
                                sorted(real_train.items()))
           + f"; {len(synth_train)} synthetic scenes (+{len(synth_val)} held out), {len(negatives)} no-dice pictures;"
@@ -765,7 +771,7 @@ def main() -> int:
     minutes = (time.time() - train_started) / 60
     notes = {"steps": args.steps, "batch": args.batch, "lr": args.lr, "seed": args.seed,
              "synthetic": args.synthetic, "steep": args.steep, "synth_seed": args.synth_seed,
-             "negatives": args.negatives,
+             "negatives": args.negatives, "negative_kinds": list(args.negative_kinds),
              "real_share": args.real_share, "negative_share": args.negative_share, "set_weights": SET_WEIGHTS,
              "photo_sets": sorted(real_train), "threads": args.threads, "workers": args.workers,
              "device": args.device, "training_minutes": round(minutes, 1),

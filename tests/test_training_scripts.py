@@ -129,10 +129,21 @@ def test_a_detector_run_with_other_training_options_does_not_resume_another_runs
     others = {checkpoint("--steps", "24000"), checkpoint("--lr", "0.001"), checkpoint("--negatives", "900"),
               checkpoint("--seed", "1"), checkpoint("--real-share", "0.6"), checkpoint("--stages", "8,16,24,32"),
               checkpoint("--head", "16"), checkpoint("--steep", "500"),
+              checkpoint("--negative-kinds", "text,grid,checkerboard,gradient,noise,wood,headline"),
               train_detector.run_checkpoint(train_detector.parse_options(["--work", str(tmp_path)]), photos[:0])}
-    assert plain not in others and len(others) == 9
-    # a run without steep scenes is the run it was before the option existed
+    assert plain not in others and len(others) == 10
+    # a run without steep scenes, or naming the kinds of no-dice pictures it always had, is the
+    # run it was before those options existed
     assert checkpoint("--steep", "0") == plain
+    assert checkpoint("--negative-kinds", "text, grid,checkerboard,gradient,noise,wood") == plain
+
+
+def test_a_detector_asked_for_a_kind_of_no_dice_picture_that_does_not_exist_says_which_there_are(capsys) -> None:
+    train_detector = scripts_module("train_detector")
+    with pytest.raises(SystemExit) as stop:
+        train_detector.parse_options(["--negative-kinds", "text,menus"])
+    assert stop.value.code == 2
+    assert "--negative-kinds 'text,menus': give some of text, grid" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("stages", ["16,x", "16", "8,8,8,8,8", "16,0,24"])
@@ -264,7 +275,9 @@ def test_a_detector_trained_to_the_end_records_its_stretch_and_a_run_started_aga
             "--batch", "2", "--checkpoint-every", "2", "--eval-every", "0", "--workers", "0"]
     monkeypatch.setattr(sys, "argv", argv)
     assert train_detector.main() == 0
-    first = json.loads(out.with_suffix(".json").read_text())["trained"]["legs"]
+    trained = json.loads(out.with_suffix(".json").read_text())["trained"]
+    assert trained["negative_kinds"] == list(train_detector.DETECTOR_NEGATIVE_KINDS)
+    first = trained["legs"]
     assert [(leg["device"], leg["torch"], leg["done"]) for leg in first] == [("cpu", torch.__version__, [0, 4])]
     assert train_detector.main() == 0  # finds the finished checkpoint: no stretch of no steps
     assert json.loads(out.with_suffix(".json").read_text())["trained"]["legs"] == first
