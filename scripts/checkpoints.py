@@ -37,3 +37,9 @@ def legs_with_new_one(state: dict | None, start: int, device: str, torch_version
 def close_leg(legs: list[dict], done: int, minutes: float) -> list[dict]:
     """`legs` with the last stretch brought up to `done` after `minutes` of its own."""
     return legs[:-1] + [dict(legs[-1], done=[legs[-1]["done"][0], done], minutes=round(minutes, 1))]
+
+
+def trained_legs(legs: list[dict]) -> list[dict]:
+    """The stretches that trained at least one step or epoch: a run started again after it had
+    finished adds one that did nothing."""
+    return [leg for leg in legs if leg["done"][0] < leg["done"][1]]

@@ -69,7 +69,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))
 
 import classifier_data as data  # noqa: E402
-from checkpoints import checkpoint_path, close_leg, legs_with_new_one  # noqa: E402
+from checkpoints import checkpoint_path, close_leg, legs_with_new_one, trained_legs  # noqa: E402
 import photo_sets  # noqa: E402
 from lab.synth.clutter import NEGATIVE_KINDS  # noqa: E402
 from vision.reader import classifier, detector  # noqa: E402
@@ -579,8 +579,7 @@ def main(argv: list[str] | None = None) -> int:
              "widths": list(CONV_WIDTHS), "convs": CONVS_PER_STAGE, "hidden": HIDDEN,
              "epochs": args.epochs, "per_epoch": args.per_epoch, "real_share": args.real_share,
              "threads": args.threads, "workers": args.workers, "device": args.device, "torch": torch.__version__,
-             "legs": [leg for leg in torch.load(checkpoint, weights_only=False).get("legs", [])
-                      if leg["done"][0] < leg["done"][1]],
+             "legs": trained_legs(torch.load(checkpoint, weights_only=False, map_location="cpu").get("legs", [])),
              "held_out_photos": [scene.name for scene in held_photos]}
     return calibrate_and_save(args.out, args.work, model, held, notes, started)
 

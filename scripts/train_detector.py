@@ -59,7 +59,7 @@ sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "scripts"))
 
 import photo_sets  # noqa: E402
-from checkpoints import checkpoint_path, close_leg, legs_with_new_one  # noqa: E402
+from checkpoints import checkpoint_path, close_leg, legs_with_new_one, trained_legs  # noqa: E402
 from lab.synth.clutter import NEGATIVE_KINDS  # noqa: E402
 from processes import in_processes  # noqa: E402
 from vision.reader.detector import (ALIGN, COCKED, COS4, FILL, HEAT, INPUT_SCALE, INPUT_SIDE, KIND,  # noqa: E402
@@ -775,7 +775,7 @@ def main() -> int:
              "real_share": args.real_share, "negative_share": args.negative_share, "set_weights": SET_WEIGHTS,
              "photo_sets": sorted(real_train), "threads": args.threads, "workers": args.workers,
              "device": args.device, "training_minutes": round(minutes, 1),
-             "legs": [leg for leg in legs if leg["done"][0] < leg["done"][1]],
+             "legs": trained_legs(legs),
              "layout": {"stem": args.layout.stem, "stages": list(args.layout.stages), "head": args.layout.head},
              "torch": torch.__version__}
     export_onnx(model, work_model, notes)

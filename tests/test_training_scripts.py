@@ -263,6 +263,7 @@ def test_a_network_trained_in_stretches_on_two_machines_says_where_each_ran() ->
     # a checkpoint written before the stretches were kept: its work is of an unknown place
     older = legs_with_new_one({"step": 3000}, 3000, "cpu", "2.13.0+cpu")
     assert [(leg["device"], leg["done"]) for leg in older] == [("unknown", [0, 3000]), ("cpu", [3000, 3000])]
+    assert checkpoints.trained_legs(older) == older[:1]  # the stretch that did nothing is left out
 
 
 def test_a_detector_trained_to_the_end_records_its_stretch_and_a_run_started_again_adds_none(
