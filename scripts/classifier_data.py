@@ -37,6 +37,8 @@ if str(ROOT / "scripts") not in sys.path:
 
 import photo_sets  # noqa: E402
 from processes import in_processes  # noqa: E402
+from vision.reader import classifier, detector  # noqa: E402
+from vision.reader.reader import read_dice  # noqa: E402
 from vision.reader.windows import DEFAULT, DIE_WINDOW_SCALES, Geometry, cut_windows, edge_angle, edge_from_box  # noqa: E402
 
 NOT_A_DIE, COCKED = 0, 7
@@ -386,3 +388,41 @@ def detector_windows(scenes: list[Scene], seed: int, geometry: Geometry, score: 
     jobs = [(detected_windows, scenes[first:first + CHUNK], (seed,), first, geometry, options)
             for first in range(0, len(scenes), CHUNK)]
     return stacked(in_processes(windows_chunk, jobs, workers), geometry.window_px)
+
+
+# ----------------------------------------------------------------------------- the reader's own mistakes
+
+
+def read_windows_chunk(scenes: list[Scene], seed: int, first: int, geometry: Geometry, scales: tuple[float, ...],
+                       detector_path: Path, classifier_path: Path) -> tuple[list[np.ndarray], list[int]]:
+    """"Not a die" windows wherever the reader, with the networks of those files, reports a die
+    in scenes that hold none: at `scales` times each die's size (the looks that decide whether
+    a die is there), each twice, turned a random quarter and shifted a little, scene i drawing
+    from generator [seed, i]."""
+    cv2.setNumThreads(1)
+    detector.use_model(detector_path)
+    classifier.use_model(classifier_path)
+    windows: list[np.ndarray] = []
+    classes: list[int] = []
+    for k, scene in enumerate(scenes):
+        rng = np.random.default_rng([seed, first + k])
+        image = scene.image()
+        for die in read_dice(image).dice:
+            for scale in scales:
+                for _ in range(2):
+                    dx, dy = rng.uniform(-0.08, 0.08, 2) * die.size
+                    size = die.size * scale * math.exp(rng.uniform(-0.06, 0.06))
+                    angle = die.angle + rng.uniform(-8, 8) + 90 * int(rng.integers(4))
+                    windows.append(cut_window(image, die.center[0] + dx, die.center[1] + dy, size, angle, rng,
+                                              0.3, geometry))
+                    classes.append(NOT_A_DIE)
+    return windows, classes
+
+
+def reader_mistake_windows(scenes: list[Scene], seed: int, geometry: Geometry, scales: tuple[float, ...],
+                           detector_path: Path, classifier_path: Path,
+                           workers: int = 1) -> tuple[np.ndarray, np.ndarray]:
+    """`read_windows_chunk` of every scene, in `workers` processes."""
+    jobs = [(scenes[first:first + CHUNK], seed, first, geometry, scales, detector_path, classifier_path)
+            for first in range(0, len(scenes), CHUNK)]
+    return stacked(in_processes(read_windows_chunk, jobs, workers), geometry.window_px)

@@ -74,6 +74,7 @@ import photo_sets  # noqa: E402
 from lab.synth.clutter import NEGATIVE_KINDS  # noqa: E402
 from vision.reader import classifier, detector  # noqa: E402
 from vision.reader.model_file import write_metadata  # noqa: E402
+from vision.reader.reader import LOOKS_FOR_A_DIE, SCALE_LOOKS  # noqa: E402
 from vision.reader.windows import CHANNELS, Geometry, window_channels  # noqa: E402
 
 CLASSES = len(classifier.CLASS_NAMES)
@@ -82,6 +83,9 @@ HIDDEN = 128  # replaced by --hidden
 CONVS_PER_STAGE = 1  # replaced by --convs
 GEOMETRY = Geometry(48, 36.0)  # replaced by --window / --die
 MINED_SCORE = 0.2  # --mine: windows at the detector's detections from this score
+# --hard: the window sizes, in die sizes, of the reader's looks that say whether a die is there
+HARD_SCALES = tuple((1.0, *SCALE_LOOKS)[look] for look in LOOKS_FOR_A_DIE)
+HARD_EPOCHS_FROM = 1000  # fine-tuning epoch e draws its windows as epoch 1000 + e, apart from training's
 
 
 def log(*parts: object) -> None:
@@ -315,18 +319,90 @@ def train(x: np.ndarray, y: np.ndarray, source: np.ndarray, epochs: int, per_epo
     Epoch e's windows are drawn from generator [seed, e] and its batches as `EpochBatches` say,
     so a resumed run sees the same data as one that never stopped."""
     import torch
-    import torch.nn.functional as F
 
     torch.manual_seed(seed)
-    where = torch.device(device)
-    model = make_model().to(where)
+    model = make_model().to(torch.device(device))
     batch = 128
-    steps = epochs * (per_epoch // batch)
-    optimiser = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=5e-4)
-    schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, max_lr=3e-3, total_steps=steps, pct_start=0.15)
+
+    def windows_of(epoch: int) -> EpochBatches:
+        index = epoch_index(source, (per_epoch // batch) * batch, real_share, np.random.default_rng([seed, epoch]))
+        return EpochBatches(x, y, index, seed, epoch, batch)
+
+    run_epochs(model, class_weights(y), windows_of, epochs, per_epoch // batch, 3e-3, 0.15, checkpoint, checks,
+               device, workers)
+    return model
+
+
+def fine_tune(model, x: np.ndarray, y: np.ndarray, source: np.ndarray, hard_x: np.ndarray, hard_y: np.ndarray,
+              epochs: int, per_epoch: int, real_share: float, hard_share: float, seed: int, checkpoint: Path,
+              checks, device: str = "cpu", workers: int = 0) -> object:
+    """The trained `model` taught the reader's own mistakes (`hard_x`, `hard_y`) for `epochs`
+    more epochs at a tenth of the learning rate: `hard_share` of each epoch's windows from them,
+    the rest drawn as in training (epoch e from generator [seed, HARD_EPOCHS_FROM + e]), so it
+    keeps what it knew. Checkpointed after every epoch like `train`."""
+    import torch
+
+    torch.manual_seed(seed + 1)
+    batch = 128
+    windows, classes = Joined(x, hard_x), Joined(y, hard_y)
+
+    def windows_of(epoch: int) -> EpochBatches:
+        rng = np.random.default_rng([seed, HARD_EPOCHS_FROM + epoch])
+        index = hard_epoch_index(source, len(hard_x), (per_epoch // batch) * batch, real_share, hard_share, rng)
+        return EpochBatches(windows, classes, index, seed, HARD_EPOCHS_FROM + epoch, batch)
+
+    run_epochs(model, class_weights(y), windows_of, epochs, per_epoch // batch, 3e-4, 0.1, checkpoint, checks,
+               device, workers)
+    return model
+
+
+def hard_epoch_index(source: np.ndarray, hard: int, per_epoch: int, real_share: float, hard_share: float,
+                     rng: np.random.Generator) -> np.ndarray:
+    """The windows of one fine-tuning epoch, of `source`'s windows followed by `hard` more:
+    `hard_share` of them drawn from those `hard`, the rest as `epoch_index` draws; shuffled."""
+    mistakes = len(source) + rng.integers(0, hard, int(round(hard_share * per_epoch)))
+    index = np.concatenate([epoch_index(source, per_epoch - len(mistakes), real_share, rng), mistakes])
+    rng.shuffle(index)
+    return index
+
+
+class Joined:
+    """Two arrays read as one along their first axis, without copying gigabytes of windows."""
+
+    def __init__(self, first: np.ndarray, second: np.ndarray) -> None:
+        self.first, self.second = first, second
+
+    def __len__(self) -> int:
+        return len(self.first) + len(self.second)
+
+    def __getitem__(self, index: np.ndarray) -> np.ndarray:
+        index = np.asarray(index)
+        out = np.empty((len(index), *self.first.shape[1:]), self.first.dtype)
+        low = index < len(self.first)
+        out[low] = self.first[index[low]]
+        out[~low] = self.second[index[~low] - len(self.first)]
+        return out
+
+
+def class_weights(y: np.ndarray) -> np.ndarray:
+    """Per class, the square root of how much rarer than average it is among the windows."""
     counts = np.bincount(y, minlength=CLASSES).astype(np.float64)
-    class_weight = torch.tensor((counts.sum() / np.maximum(counts, 1) / CLASSES) ** 0.5, dtype=torch.float32,
-                                device=where)
+    return ((counts.sum() / np.maximum(counts, 1) / CLASSES) ** 0.5).astype(np.float32)
+
+
+def run_epochs(model, weights: np.ndarray, windows_of, epochs: int, steps_per_epoch: int, max_lr: float,
+               warm_up: float, checkpoint: Path, checks, device: str, workers: int) -> None:
+    """Train `model` on the batches `windows_of(epoch)` gives, AdamW with a one-cycle schedule
+    up to `max_lr`; after every epoch the state is saved to `checkpoint`, and a run that finds
+    it goes on from there."""
+    import torch
+    import torch.nn.functional as F
+
+    where = torch.device(device)
+    optimiser = torch.optim.AdamW(model.parameters(), lr=max_lr, weight_decay=5e-4)
+    schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, max_lr=max_lr, total_steps=epochs * steps_per_epoch,
+                                                   pct_start=warm_up)
+    class_weight = torch.tensor(weights, device=where)
     first, state = 0, None
     if checkpoint.exists():
         state = torch.load(checkpoint, weights_only=False, map_location="cpu")  # the rng state must stay on the CPU
@@ -340,9 +416,8 @@ def train(x: np.ndarray, y: np.ndarray, source: np.ndarray, epochs: int, per_epo
     for epoch in range(first, epochs):
         started = time.time()
         model.train()
-        index = epoch_index(source, (per_epoch // batch) * batch, real_share, np.random.default_rng([seed, epoch]))
         total, right, loss_sum = 0, 0, 0.0
-        for inputs, targets in batches(EpochBatches(x, y, index, seed, epoch, batch), workers, where.type == "cuda"):
+        for inputs, targets in batches(windows_of(epoch), workers, where.type == "cuda"):
             inputs, targets = inputs.to(where, non_blocking=True), targets.to(where, non_blocking=True)
             logits = model(inputs)
             loss = F.cross_entropy(logits, targets, weight=class_weight)
@@ -363,7 +438,6 @@ def train(x: np.ndarray, y: np.ndarray, source: np.ndarray, epochs: int, per_epo
         if checks is not None and (epoch % 4 == 3 or epoch == epochs - 1):
             checks(model)
     model.eval()
-    return model
 
 
 # ----------------------------------------------------------------------------- calibration and figures
@@ -459,6 +533,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--mine", type=int, default=1, choices=(0, 1),
                         help="1: add windows at the detector's detections of the fitting scenes")
     parser.add_argument("--epochs", type=int, default=20)
+    parser.add_argument("--hard", type=int, default=0,
+                        help="then read this many more no-dice pictures with the reader and the trained network, "
+                             "and fine-tune on every die it finds there as not a die")
+    parser.add_argument("--hard-epochs", type=int, default=3, help="epochs of that fine-tuning")
+    parser.add_argument("--hard-share", type=float, default=0.05, help="share of its epochs' windows from those dice")
     parser.add_argument("--per-epoch", type=int, default=100000, help="windows seen per epoch")
     parser.add_argument("--real-share", type=float, default=0.5, help="share of an epoch's windows from photos")
     parser.add_argument("--seed", type=int, default=1, help="seed of the data: scenes, windows, held-out photos")
@@ -571,8 +650,9 @@ def main(argv: list[str] | None = None) -> int:
 
     net_seed = args.seed if args.net_seed is None else args.net_seed
     checkpoint = run_checkpoint(args.work, key_negatives + detector_key, net_seed, args)
+    batch_workers = args.workers if args.workers > 1 else 0
     model = train(x, y, source, args.epochs, args.per_epoch, args.real_share, net_seed, checkpoint, checks,
-                  args.device, args.workers if args.workers > 1 else 0)
+                  args.device, batch_workers)
     notes = {"seed": args.seed, "net_seed": net_seed, "photo_sets": set_names, "synthetic": args.synthetic,
              "marbled": args.marbled, "smoky": args.smoky, "game": args.game, "steep": args.steep, "negatives": args.negatives,
              "mine": args.mine, "detector": photo_sets.detector_hash(args.detector),
@@ -581,7 +661,40 @@ def main(argv: list[str] | None = None) -> int:
              "threads": args.threads, "workers": args.workers, "device": args.device, "torch": torch.__version__,
              "legs": trained_legs(torch.load(checkpoint, weights_only=False, map_location="cpu").get("legs", [])),
              "held_out_photos": [scene.name for scene in held_photos]}
+    if args.hard:
+        model, notes["hard"] = taught_own_mistakes(model, x, y, source, held, notes, checkpoint, net_seed, checks,
+                                                   batch_workers, args, started)
     return calibrate_and_save(args.out, args.work, model, held, notes, started)
+
+
+def taught_own_mistakes(model, x: np.ndarray, y: np.ndarray, source: np.ndarray, held: dict[str, HeldOut],
+                        notes: dict, checkpoint: Path, net_seed: int, checks, batch_workers: int,
+                        args: argparse.Namespace, started: float) -> tuple[object, dict]:
+    """The trained `model` fine-tuned on the dice the reader finds with it in `args.hard` more
+    no-dice pictures (seeds [seed + 11, i]: neither training's nor any bench's), and what was
+    done. The network before is written (calibrated) beside the work folder's draft, to compare."""
+    import torch
+
+    before = args.work / f"{args.out.stem}-before-hard.onnx"
+    calibrate_and_save(before, args.work, model, held, notes, started)
+    pictures = data.negative_scenes(args.hard, args.seed + 11, args.workers)
+    hard_x, hard_y = cached(args.work, f"reader mistakes|{args.hard}|{HARD_SCALES}|{checkpoint.name}",
+                            lambda: data.reader_mistake_windows(pictures, args.seed + 12, GEOMETRY, HARD_SCALES,
+                                                                args.detector, before, args.workers))
+    found = len(hard_x) // (2 * len(HARD_SCALES))
+    log(f"the reader found {found} dice in {args.hard} no-dice pictures: {len(hard_x)} windows "
+        f"({time.time() - started:.0f} s)")
+    done = {"pictures": args.hard, "dice_found": found, "epochs": args.hard_epochs, "share": args.hard_share,
+            "scales": list(HARD_SCALES)}
+    if not found:
+        return model, done
+    hard_checkpoint = checkpoint_path(args.work, "hard", {"after": checkpoint.name, "pictures": args.hard,
+                                                          "epochs": args.hard_epochs, "share": args.hard_share,
+                                                          "scales": HARD_SCALES})
+    model = fine_tune(model, x, y, source, hard_x, hard_y, args.hard_epochs, args.per_epoch, args.real_share,
+                      args.hard_share, net_seed, hard_checkpoint, checks, args.device, batch_workers)
+    legs = torch.load(hard_checkpoint, weights_only=False, map_location="cpu").get("legs", [])
+    return model, {**done, "legs": trained_legs(legs)}
 
 
 def calibrate_and_save(out: Path, work: Path, model, held: dict[str, HeldOut], notes: dict, started: float) -> int:
