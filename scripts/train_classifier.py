@@ -9,6 +9,7 @@ looks (or the detector file given by `--detector`, to train for a candidate dete
 is shipped; it also finds tomitomi's faces). Options: [--detector FILE] [--synthetic 3000]
 [--marbled 2000] [--smoky 600] [--game 1500] [--steep 0] [--negatives 900] [--mine 1] [--widths 24,48,96]
 [--hidden 128] [--convs 1] [--window 48] [--die 36] [--epochs 20] [--per-epoch 100000]
+[--hard 0] [--hard-epochs 3] [--hard-share 0.05]
 [--real-share 0.5] [--seed 1] [--threads 1] [--workers 1] [--device cpu]
 [--render-only | --prepare-only] [--work /tmp/cubilete-classifier]
 [--out vision/reader/die_values.onnx]. On a machine with a GPU and 16 cores:
@@ -28,7 +29,13 @@ Data (see `scripts/classifier_data.py`); nothing of a manifest's `test` split is
     and at the detector's detections, all "not a die";
   * with `--mine 1`, windows where the detector (`vision.reader.detector`, or `--detector`) finds
     something in the fitting scenes: its false detections as "not a die", its boxes of
-    labelled dice as those dice.
+    labelled dice as those dice;
+  * with `--hard N`, once trained, the dice the reader (`vision.reader.reader.read_dice`, with
+    the detector and the network just trained) finds in N more no-dice pictures (seeds
+    [seed + 11, i]), cut at the looks that say whether a die is there (its box and a quarter
+    larger), all "not a die": the network is fine-tuned on them (`--hard-share` of each
+    epoch's windows) for `--hard-epochs` more epochs at a tenth of the learning rate, and the
+    network as it was before is written to `--work` too, to compare.
 Windows are cut the way the reader cuts them (`vision.reader.windows`), with the detector's
 errors simulated (centre off by up to 20% of the edge, size x0.8..1.25, angle +-15 degrees,
 15% at any angle), worse cameras simulated (die shrunk to 14..40 px and re-JPEGed), and
