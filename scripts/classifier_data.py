@@ -45,6 +45,7 @@ NOT_A_DIE, COCKED = 0, 7
 IGNORE = -1  # a die neither trained as a value nor used as background
 CLEARLY_COCKED_DEG = 12.0  # synthetic dice leaning more than this are the "cocked" class
 MIN_VISIBLE = 0.85  # synthetic dice less visible than this are not trained on
+WINDOWS_PER_LOOK = 2  # reader_mistake_windows: windows cut at each look at each die the reader found
 CHUNK = 50  # scenes a process renders or cuts at a time (a fixed size: the data do not depend on the workers)
 
 
@@ -409,7 +410,7 @@ def read_windows_chunk(scenes: list[Scene], seed: int, first: int, geometry: Geo
         image = scene.image()
         for die in read_dice(image).dice:
             for scale in scales:
-                for _ in range(2):
+                for _ in range(WINDOWS_PER_LOOK):
                     dx, dy = rng.uniform(-0.08, 0.08, 2) * die.size
                     size = die.size * scale * math.exp(rng.uniform(-0.06, 0.06))
                     angle = die.angle + rng.uniform(-8, 8) + 90 * int(rng.integers(4))

@@ -679,16 +679,17 @@ def taught_own_mistakes(model, x: np.ndarray, y: np.ndarray, source: np.ndarray,
                         args: argparse.Namespace, started: float) -> tuple[object, dict]:
     """The trained `model` fine-tuned on the dice the reader finds with it in `args.hard` more
     no-dice pictures (seeds [seed + 11, i]: neither training's nor any bench's), and what was
-    done. The network before is written (calibrated) beside the work folder's draft, to compare."""
+    done. The network before is written (calibrated) to the work folder as OUT-before-hard.onnx,
+    to compare."""
     import torch
 
     before = args.work / f"{args.out.stem}-before-hard.onnx"
     calibrate_and_save(before, args.work, model, held, notes, started)
-    pictures = data.negative_scenes(args.hard, args.seed + 11, args.workers)
     hard_x, hard_y = cached(args.work, f"reader mistakes|{args.hard}|{HARD_SCALES}|{checkpoint.name}",
-                            lambda: data.reader_mistake_windows(pictures, args.seed + 12, GEOMETRY, HARD_SCALES,
-                                                                args.detector, before, args.workers))
-    found = len(hard_x) // (2 * len(HARD_SCALES))
+                            lambda: data.reader_mistake_windows(
+                                data.negative_scenes(args.hard, args.seed + 11, args.workers), args.seed + 12,
+                                GEOMETRY, HARD_SCALES, args.detector, before, args.workers))
+    found = len(hard_x) // (data.WINDOWS_PER_LOOK * len(HARD_SCALES))
     log(f"the reader found {found} dice in {args.hard} no-dice pictures: {len(hard_x)} windows "
         f"({time.time() - started:.0f} s)")
     done = {"pictures": args.hard, "dice_found": found, "epochs": args.hard_epochs, "share": args.hard_share,
