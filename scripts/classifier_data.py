@@ -215,6 +215,10 @@ class Jitter:
     any_angle: float = 0.15  # share of windows at a random angle (a detector that got it wrong)
 
 
+# around the boxes the reader itself read (reader_mistake_windows): a little off, turned a quarter, never at a random angle
+READER_JITTER = Jitter(shift=0.08, scale=(0.94, 1.06), angle_deg=8.0, any_angle=0.0)
+
+
 def cut_window(image: np.ndarray, x: float, y: float, size: float, angle: float, rng: np.random.Generator | None,
                degrade: float = 0.0, geometry: Geometry = DEFAULT) -> np.ndarray:
     """One window; with a generator and degrade > 0, sometimes seen through a worse camera:
@@ -398,8 +402,8 @@ def read_windows_chunk(scenes: list[Scene], seed: int, first: int, geometry: Geo
                        detector_path: Path, classifier_path: Path) -> tuple[list[np.ndarray], list[int]]:
     """"Not a die" windows wherever the reader, with the networks of those files, reports a die
     in scenes that hold none: at `scales` times each die's size (the looks that decide whether
-    a die is there), each twice, turned a random quarter and shifted a little, scene i drawing
-    from generator [seed, i]."""
+    a die is there), WINDOWS_PER_LOOK times each, a little off its box (`READER_JITTER`), scene i
+    drawing from generator [seed, i]."""
     cv2.setNumThreads(1)
     detector.use_model(detector_path)
     classifier.use_model(classifier_path)
@@ -410,12 +414,9 @@ def read_windows_chunk(scenes: list[Scene], seed: int, first: int, geometry: Geo
         image = scene.image()
         for die in read_dice(image).dice:
             for scale in scales:
+                look = Die(die.center[0], die.center[1], die.size * scale, die.angle, NOT_A_DIE)
                 for _ in range(WINDOWS_PER_LOOK):
-                    dx, dy = rng.uniform(-0.08, 0.08, 2) * die.size
-                    size = die.size * scale * math.exp(rng.uniform(-0.06, 0.06))
-                    angle = die.angle + rng.uniform(-8, 8) + 90 * int(rng.integers(4))
-                    windows.append(cut_window(image, die.center[0] + dx, die.center[1] + dy, size, angle, rng,
-                                              0.3, geometry))
+                    windows.append(cut_window(image, *jittered(look, rng, READER_JITTER), rng, 0.3, geometry))
                     classes.append(NOT_A_DIE)
     return windows, classes
 

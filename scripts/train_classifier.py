@@ -89,6 +89,8 @@ CONV_WIDTHS = (24, 48, 96)  # replaced by --widths
 HIDDEN = 128  # replaced by --hidden
 CONVS_PER_STAGE = 1  # replaced by --convs
 GEOMETRY = Geometry(48, 36.0)  # replaced by --window / --die
+BATCH = 128  # windows per training step
+LEARNING_RATE = 3e-3  # the one-cycle schedule's peak; fine-tuning (--hard) peaks at a tenth of it
 MINED_SCORE = 0.2  # --mine: windows at the detector's detections from this score
 # --hard: the window sizes, in die sizes, of the reader's looks that say whether a die is there
 HARD_SCALES = tuple((1.0, *SCALE_LOOKS)[look] for look in LOOKS_FOR_A_DIE)
@@ -329,13 +331,12 @@ def train(x: np.ndarray, y: np.ndarray, source: np.ndarray, epochs: int, per_epo
 
     torch.manual_seed(seed)
     model = make_model().to(torch.device(device))
-    batch = 128
 
     def windows_of(epoch: int) -> EpochBatches:
-        index = epoch_index(source, (per_epoch // batch) * batch, real_share, np.random.default_rng([seed, epoch]))
-        return EpochBatches(x, y, index, seed, epoch, batch)
+        index = epoch_index(source, (per_epoch // BATCH) * BATCH, real_share, np.random.default_rng([seed, epoch]))
+        return EpochBatches(x, y, index, seed, epoch, BATCH)
 
-    run_epochs(model, class_weights(y), windows_of, epochs, per_epoch // batch, 3e-3, 0.15, checkpoint, checks,
+    run_epochs(model, class_weights(y), windows_of, epochs, per_epoch // BATCH, LEARNING_RATE, 0.15, checkpoint, checks,
                device, workers)
     return model
 
@@ -350,15 +351,15 @@ def fine_tune(model, x: np.ndarray, y: np.ndarray, source: np.ndarray, hard_x: n
     import torch
 
     torch.manual_seed(seed + 1)
-    batch = 128
     windows, classes = Joined(x, hard_x), Joined(y, hard_y)
 
     def windows_of(epoch: int) -> EpochBatches:
         rng = np.random.default_rng([seed, HARD_EPOCHS_FROM + epoch])
-        index = hard_epoch_index(source, len(hard_x), (per_epoch // batch) * batch, real_share, hard_share, rng)
-        return EpochBatches(windows, classes, index, seed, HARD_EPOCHS_FROM + epoch, batch)
+        index = hard_epoch_index(source, len(hard_x), (per_epoch // BATCH) * BATCH, real_share, hard_share, rng)
+        return EpochBatches(windows, classes, index, seed, HARD_EPOCHS_FROM + epoch, BATCH)
 
-    run_epochs(model, class_weights(y), windows_of, epochs, per_epoch // batch, 3e-4, 0.1, checkpoint, checks,
+    run_epochs(model, class_weights(y), windows_of, epochs, per_epoch // BATCH, LEARNING_RATE / 10, 0.1, checkpoint,
+               checks,
                device, workers)
     return model
 
