@@ -45,7 +45,7 @@ NOT_A_DIE, COCKED = 0, 7
 IGNORE = -1  # a die neither trained as a value nor used as background
 CLEARLY_COCKED_DEG = 12.0  # synthetic dice leaning more than this are the "cocked" class
 MIN_VISIBLE = 0.85  # synthetic dice less visible than this are not trained on
-WINDOWS_PER_LOOK = 2  # reader_mistake_windows: windows cut at each look at each die the reader found
+WINDOWS_PER_LOOK = 2  # reader_find_windows: windows cut at each look at each die the reader found
 CHUNK = 50  # scenes a process renders or cuts at a time (a fixed size: the data do not depend on the workers)
 
 
@@ -215,7 +215,7 @@ class Jitter:
     any_angle: float = 0.15  # share of windows at a random angle (a detector that got it wrong)
 
 
-# around the boxes the reader itself read (reader_mistake_windows): a little off, turned a quarter, never at a random angle
+# around the boxes the reader itself read (reader_find_windows): a little off, turned a quarter, never at a random angle
 READER_JITTER = Jitter(shift=0.08, scale=(0.94, 1.06), angle_deg=8.0, any_angle=0.0)
 
 
@@ -395,15 +395,24 @@ def detector_windows(scenes: list[Scene], seed: int, geometry: Geometry, score: 
     return stacked(in_processes(windows_chunk, jobs, workers), geometry.window_px)
 
 
-# ----------------------------------------------------------------------------- the reader's own mistakes
+# ----------------------------------------------------------------------------- the reader's own finds
+
+
+def label_under(x: float, y: float, dice: list[Die]) -> int:
+    """The label of the nearest die whose centre is within `far_from_dice`'s reach of (x, y),
+    or NOT_A_DIE where there is none."""
+    near = [d for d in dice if not far_from_dice(x, y, [d])]
+    return min(near, key=lambda d: math.hypot(x - d.x, y - d.y)).label if near else NOT_A_DIE
 
 
 def read_windows_chunk(scenes: list[Scene], seed: int, first: int, geometry: Geometry, scales: tuple[float, ...],
                        detector_path: Path, classifier_path: Path) -> tuple[list[np.ndarray], list[int]]:
-    """"Not a die" windows wherever the reader, with the networks of those files, reports a die
-    in scenes that hold none: at `scales` times each die's size (the looks that decide whether
-    a die is there), WINDOWS_PER_LOOK times each, a little off its box (`READER_JITTER`), scene i
-    drawing from generator [seed, i]."""
+    """Windows wherever the reader, with the networks of those files, reports a die: at `scales`
+    times its size (the looks that decide whether a die is there), WINDOWS_PER_LOOK times each,
+    a little off its box (`READER_JITTER`), scene i drawing from generator [seed, i]. Each is
+    classed as the labelled die it lies on (`label_under`), or "not a die" where it lies on
+    none (every die found in a scene that holds none); dice on a label not trained on
+    (IGNORE) are left out."""
     cv2.setNumThreads(1)
     detector.use_model(detector_path)
     classifier.use_model(classifier_path)
@@ -413,17 +422,19 @@ def read_windows_chunk(scenes: list[Scene], seed: int, first: int, geometry: Geo
         rng = np.random.default_rng([seed, first + k])
         image = scene.image()
         for die in read_dice(image).dice:
+            label = label_under(die.center[0], die.center[1], scene.dice)
+            if label == IGNORE:
+                continue
             for scale in scales:
-                look = Die(die.center[0], die.center[1], die.size * scale, die.angle, NOT_A_DIE)
+                look = Die(die.center[0], die.center[1], die.size * scale, die.angle, label)
                 for _ in range(WINDOWS_PER_LOOK):
                     windows.append(cut_window(image, *jittered(look, rng, READER_JITTER), rng, 0.3, geometry))
-                    classes.append(NOT_A_DIE)
+                    classes.append(label)
     return windows, classes
 
 
-def reader_mistake_windows(scenes: list[Scene], seed: int, geometry: Geometry, scales: tuple[float, ...],
-                           detector_path: Path, classifier_path: Path,
-                           workers: int = 1) -> tuple[np.ndarray, np.ndarray]:
+def reader_find_windows(scenes: list[Scene], seed: int, geometry: Geometry, scales: tuple[float, ...],
+                        detector_path: Path, classifier_path: Path, workers: int = 1) -> tuple[np.ndarray, np.ndarray]:
     """`read_windows_chunk` of every scene, in `workers` processes."""
     jobs = [(scenes[first:first + CHUNK], seed, first, geometry, scales, detector_path, classifier_path)
             for first in range(0, len(scenes), CHUNK)]

@@ -9,7 +9,7 @@ looks (or the detector file given by `--detector`, to train for a candidate dete
 is shipped; it also finds tomitomi's faces). Options: [--detector FILE] [--synthetic 3000]
 [--marbled 2000] [--smoky 600] [--game 1500] [--steep 0] [--negatives 900] [--mine 1] [--widths 24,48,96]
 [--hidden 128] [--convs 1] [--window 48] [--die 36] [--epochs 20] [--per-epoch 100000]
-[--hard 0] [--hard-epochs 3] [--hard-share 0.05]
+[--hard 0] [--hard-photo-share 0] [--hard-epochs 3] [--hard-share 0.05]
 [--real-share 0.5] [--seed 1] [--threads 1] [--workers 1] [--device cpu]
 [--render-only | --prepare-only] [--work /tmp/cubilete-classifier]
 [--out vision/reader/die_values.onnx]. On a machine with a GPU and 16 cores:
@@ -35,7 +35,10 @@ Data (see `scripts/classifier_data.py`); nothing of a manifest's `test` split is
     [seed + 11, i]), cut at the looks that say whether a die is there (its box and a quarter
     larger), all "not a die": the network is fine-tuned on them (`--hard-share` of each
     epoch's windows) for `--hard-epochs` more epochs at a tenth of the learning rate, and the
-    network as it was before is written to `--work` too, to compare.
+    network as it was before is written to `--work` too, to compare. With `--hard-photo-share S`,
+    the fine-tuning also reads the fitting photos with the reader, and S of each epoch's windows
+    are cut at the looks at the dice it finds there: those on a labelled die as that die, the
+    others as "not a die", so the looks a quarter larger at real dice stay dice.
 Windows are cut the way the reader cuts them (`vision.reader.windows`), with the detector's
 errors simulated (centre off by up to 20% of the edge, size x0.8..1.25, angle +-15 degrees,
 15% at any angle), worse cameras simulated (die shrunk to 14..40 px and re-JPEGed), and
@@ -341,21 +344,24 @@ def train(x: np.ndarray, y: np.ndarray, source: np.ndarray, epochs: int, per_epo
     return model
 
 
-def fine_tune(model, x: np.ndarray, y: np.ndarray, source: np.ndarray, hard_x: np.ndarray, hard_y: np.ndarray,
-              epochs: int, per_epoch: int, real_share: float, hard_share: float, seed: int, checkpoint: Path,
-              checks, device: str = "cpu", workers: int = 0) -> object:
-    """The trained `model` taught the reader's own mistakes (`hard_x`, `hard_y`) for `epochs`
-    more epochs at a tenth of the learning rate: `hard_share` of each epoch's windows from them,
-    the rest drawn as in training (epoch e from generator [seed, HARD_EPOCHS_FROM + e]), so it
-    keeps what it knew. Checkpointed after every epoch like `train`."""
+def fine_tune(model, x: np.ndarray, y: np.ndarray, source: np.ndarray,
+              found: list[tuple[np.ndarray, np.ndarray, float]], epochs: int, per_epoch: int, real_share: float,
+              seed: int, checkpoint: Path, checks, device: str = "cpu", workers: int = 0) -> object:
+    """The trained `model` taught the windows of the reader's own finds for `epochs` more epochs
+    at a tenth of the learning rate: each of `found` (windows, classes, share) gives its share
+    of each epoch's windows, the rest are drawn as in training (epoch e from generator
+    [seed, HARD_EPOCHS_FROM + e]), so it keeps what it knew. Checkpointed after every epoch
+    like `train`."""
     import torch
 
     torch.manual_seed(seed + 1)
-    windows, classes = Joined(x, hard_x), Joined(y, hard_y)
+    windows = Joined(x, *(w for w, _, _ in found))
+    classes = Joined(y, *(c for _, c, _ in found))
+    pools = [(len(c), share) for _, c, share in found]
 
     def windows_of(epoch: int) -> EpochBatches:
         rng = np.random.default_rng([seed, HARD_EPOCHS_FROM + epoch])
-        index = hard_epoch_index(source, len(hard_x), (per_epoch // BATCH) * BATCH, real_share, hard_share, rng)
+        index = hard_epoch_index(source, pools, (per_epoch // BATCH) * BATCH, real_share, rng)
         return EpochBatches(windows, classes, index, seed, HARD_EPOCHS_FROM + epoch, BATCH)
 
     run_epochs(model, class_weights(y), windows_of, epochs, per_epoch // BATCH, LEARNING_RATE / 10, 0.1, checkpoint,
@@ -364,31 +370,40 @@ def fine_tune(model, x: np.ndarray, y: np.ndarray, source: np.ndarray, hard_x: n
     return model
 
 
-def hard_epoch_index(source: np.ndarray, hard: int, per_epoch: int, real_share: float, hard_share: float,
+def hard_epoch_index(source: np.ndarray, pools: list[tuple[int, float]], per_epoch: int, real_share: float,
                      rng: np.random.Generator) -> np.ndarray:
-    """The windows of one fine-tuning epoch, of `source`'s windows followed by `hard` more:
-    `hard_share` of them drawn from those `hard`, the rest as `epoch_index` draws; shuffled."""
-    mistakes = len(source) + rng.integers(0, hard, int(round(hard_share * per_epoch)))
-    index = np.concatenate([epoch_index(source, per_epoch - len(mistakes), real_share, rng), mistakes])
+    """The windows of one fine-tuning epoch, of `source`'s windows followed by the pools' (count,
+    share) in turn: each pool's share of them drawn from its windows, the rest as `epoch_index`
+    draws; shuffled."""
+    extra, start = [], len(source)
+    for count, share in pools:
+        if count and share:
+            extra.append(start + rng.integers(0, count, int(round(share * per_epoch))))
+        start += count
+    extra_index = np.concatenate(extra) if extra else np.zeros(0, np.int64)
+    index = np.concatenate([epoch_index(source, per_epoch - len(extra_index), real_share, rng), extra_index])
     rng.shuffle(index)
     return index
 
 
 class Joined:
-    """Two arrays read as one along their first axis, without copying gigabytes of windows."""
+    """Arrays read as one along their first axis, without copying gigabytes of windows."""
 
-    def __init__(self, first: np.ndarray, second: np.ndarray) -> None:
-        self.first, self.second = first, second
+    def __init__(self, *parts: np.ndarray) -> None:
+        self.parts = parts
+        self.starts = np.cumsum([0, *(len(p) for p in parts)])
 
     def __len__(self) -> int:
-        return len(self.first) + len(self.second)
+        return int(self.starts[-1])
 
     def __getitem__(self, index: np.ndarray) -> np.ndarray:
         index = np.asarray(index)
-        out = np.empty((len(index), *self.first.shape[1:]), self.first.dtype)
-        low = index < len(self.first)
-        out[low] = self.first[index[low]]
-        out[~low] = self.second[index[~low] - len(self.first)]
+        out = np.empty((len(index), *self.parts[0].shape[1:]), self.parts[0].dtype)
+        part = np.searchsorted(self.starts, index, side="right") - 1
+        for k, array in enumerate(self.parts):
+            mine = part == k
+            if mine.any():
+                out[mine] = array[index[mine] - self.starts[k]]
         return out
 
 
@@ -546,6 +561,9 @@ def main(argv: list[str] | None = None) -> int:
                              "and fine-tune on every die it finds there as not a die")
     parser.add_argument("--hard-epochs", type=int, default=3, help="epochs of that fine-tuning")
     parser.add_argument("--hard-share", type=float, default=0.05, help="share of its epochs' windows from those dice")
+    parser.add_argument("--hard-photo-share", type=float, default=0.0,
+                        help="share of its epochs' windows from the dice the reader finds in the fitting photos "
+                             "(as the labelled die each lies on, or not a die)")
     parser.add_argument("--per-epoch", type=int, default=100000, help="windows seen per epoch")
     parser.add_argument("--real-share", type=float, default=0.5, help="share of an epoch's windows from photos")
     parser.add_argument("--seed", type=int, default=1, help="seed of the data: scenes, windows, held-out photos")
@@ -669,39 +687,53 @@ def main(argv: list[str] | None = None) -> int:
              "threads": args.threads, "workers": args.workers, "device": args.device, "torch": torch.__version__,
              "legs": trained_legs(torch.load(checkpoint, weights_only=False, map_location="cpu").get("legs", [])),
              "held_out_photos": [scene.name for scene in held_photos]}
-    if args.hard:
-        model, notes["hard"] = taught_own_mistakes(model, x, y, source, held, notes, checkpoint, net_seed, checks,
-                                                   batch_workers, args, started)
+    if args.hard or args.hard_photo_share:
+        model, notes["hard"] = taught_own_finds(model, x, y, source, fit_photos, held, notes, checkpoint, net_seed,
+                                                checks, batch_workers, args, started)
     return calibrate_and_save(args.out, args.work, model, held, notes, started)
 
 
-def taught_own_mistakes(model, x: np.ndarray, y: np.ndarray, source: np.ndarray, held: dict[str, HeldOut],
-                        notes: dict, checkpoint: Path, net_seed: int, checks, batch_workers: int,
-                        args: argparse.Namespace, started: float) -> tuple[object, dict]:
+def taught_own_finds(model, x: np.ndarray, y: np.ndarray, source: np.ndarray, fit_photos: list[data.Scene],
+                     held: dict[str, HeldOut], notes: dict, checkpoint: Path, net_seed: int, checks,
+                     batch_workers: int, args: argparse.Namespace, started: float) -> tuple[object, dict]:
     """The trained `model` fine-tuned on the dice the reader finds with it in `args.hard` more
-    no-dice pictures (seeds [seed + 11, i]: neither training's nor any bench's), and what was
-    done. The network before is written (calibrated) to the work folder as OUT-before-hard.onnx,
-    to compare."""
+    no-dice pictures (seeds [seed + 11, i]: neither training's nor any bench's), all no die,
+    and, with `args.hard_photo_share`, in the fitting photos, as the labelled dice they lie on
+    or no die; and what was done. The network before is written (calibrated) to the work
+    folder as OUT-before-hard.onnx, to compare."""
     import torch
 
     before = args.work / f"{args.out.stem}-before-hard.onnx"
     calibrate_and_save(before, args.work, model, held, notes, started)
+    per_die = data.WINDOWS_PER_LOOK * len(HARD_SCALES)
     hard_x, hard_y = cached(args.work, f"reader mistakes|{args.hard}|{HARD_SCALES}|{checkpoint.name}",
-                            lambda: data.reader_mistake_windows(
+                            lambda: data.reader_find_windows(
                                 data.negative_scenes(args.hard, args.seed + 11, args.workers), args.seed + 12,
                                 GEOMETRY, HARD_SCALES, args.detector, before, args.workers))
-    found = len(hard_x) // (data.WINDOWS_PER_LOOK * len(HARD_SCALES))
-    log(f"the reader found {found} dice in {args.hard} no-dice pictures: {len(hard_x)} windows "
+    log(f"the reader found {len(hard_x) // per_die} dice in {args.hard} no-dice pictures: {len(hard_x)} windows "
         f"({time.time() - started:.0f} s)")
-    done = {"pictures": args.hard, "dice_found": found, "epochs": args.hard_epochs, "share": args.hard_share,
-            "scales": list(HARD_SCALES)}
-    if not found:
+    done = {"pictures": args.hard, "dice_found": len(hard_x) // per_die, "epochs": args.hard_epochs,
+            "share": args.hard_share, "scales": list(HARD_SCALES)}
+    found = [(hard_x, hard_y, args.hard_share)]
+    if args.hard_photo_share:
+        names = sorted(scene.name for scene in fit_photos)
+        photo_x, photo_y = cached(args.work, f"reader finds|{names}|{args.seed}|{HARD_SCALES}|{checkpoint.name}",
+                                  lambda: data.reader_find_windows(fit_photos, args.seed + 13, GEOMETRY, HARD_SCALES,
+                                                                   args.detector, before, args.workers))
+        as_dice = int((photo_y != data.NOT_A_DIE).sum()) // per_die
+        log(f"the reader found {len(photo_x) // per_die} dice in {len(fit_photos)} fitting photos, {as_dice} of them "
+            f"on a labelled die: {len(photo_x)} windows ({time.time() - started:.0f} s)")
+        done["photos"] = {"pictures": len(fit_photos), "dice_found": len(photo_x) // per_die, "on_labels": as_dice,
+                          "share": args.hard_photo_share}
+        found.append((photo_x, photo_y, args.hard_photo_share))
+    if not any(len(c) for _, c, _ in found):
         return model, done
     hard_checkpoint = checkpoint_path(args.work, "hard", {"after": checkpoint.name, "pictures": args.hard,
                                                           "epochs": args.hard_epochs, "share": args.hard_share,
-                                                          "scales": HARD_SCALES})
-    model = fine_tune(model, x, y, source, hard_x, hard_y, args.hard_epochs, args.per_epoch, args.real_share,
-                      args.hard_share, net_seed, hard_checkpoint, checks, args.device, batch_workers)
+                                                          "scales": HARD_SCALES} |
+                                      ({"photo_share": args.hard_photo_share} if args.hard_photo_share else {}))
+    model = fine_tune(model, x, y, source, found, args.hard_epochs, args.per_epoch, args.real_share, net_seed,
+                      hard_checkpoint, checks, args.device, batch_workers)
     legs = torch.load(hard_checkpoint, weights_only=False, map_location="cpu").get("legs", [])
     return model, {**done, "legs": trained_legs(legs)}
 

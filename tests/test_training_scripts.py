@@ -309,19 +309,23 @@ def test_a_classifier_trained_to_the_end_records_where_it_trained_and_what_it_wa
     assert train_classifier.main([
         "--photos", str(tiny_photo_set(tmp_path / "photos", 12)), "--work", str(tmp_path / "work"), "--out", str(out),
         "--synthetic", "2", "--marbled", "0", "--smoky", "0", "--game", "0", "--negatives", "2", "--epochs", "1",
-        "--per-epoch", "256", "--hard", "6", "--hard-epochs", "2"]) == 0
+        "--per-epoch", "256", "--hard", "6", "--hard-epochs", "2", "--hard-photo-share", "0.05"]) == 0
     trained = json.loads(out.with_suffix(".json").read_text())["trained"]
     assert [(leg["device"], leg["torch"], leg["done"]) for leg in trained["legs"]] == [("cpu", torch.__version__, [0, 1])]
     hard = trained["hard"]
     # the barely trained network keeps some detections in the six no-dice pictures as dice
     assert hard["pictures"] == 6 and hard["dice_found"] > 0 and hard["scales"] == [1.0, 1.25]
+    # one of the twelve photos is held out; the reader finds the one die of the others, on its label
+    photos = hard["photos"]
+    assert photos["share"] == 0.05 and photos["pictures"] == 11
+    assert 0 < photos["on_labels"] <= photos["dice_found"]
     assert [(leg["device"], leg["done"]) for leg in hard["legs"]] == [("cpu", [0, 2])]
     before = tmp_path / "work" / "values-before-hard.onnx"
     assert "hard" not in json.loads(before.with_suffix(".json").read_text())["trained"]
     assert before.read_bytes() != out.read_bytes()
 
 
-def test_the_reader_s_own_dice_in_a_picture_become_not_a_die_windows_at_its_looks(tmp_path: Path) -> None:
+def test_the_reader_s_own_dice_become_windows_at_its_looks_classed_by_the_label_they_lie_on(tmp_path: Path) -> None:
     import cv2
 
     data = scripts_module("classifier_data")
@@ -331,29 +335,40 @@ def test_the_reader_s_own_dice_in_a_picture_become_not_a_die_windows_at_its_look
 
     die = cv2.imread(str(next((tiny_photo_set(tmp_path, 1) / "tiny" / "images").iterdir())))
     blank = np.full_like(die, 90)
-    scenes = [data.Scene(name, cv2.imencode(".png", image)[1].tobytes(), [], False)
-              for name, image in (("die", die), ("blank", blank))]
     found = read_dice(die).dice
     assert len(found) == 1 and not read_dice(blank).dice
+
+    def scene(name: str, image: np.ndarray, dice: list) -> object:
+        return data.Scene(name, cv2.imencode(".png", image)[1].tobytes(), dice, bool(dice))
+
+    on_label = [data.Die(160, 120, 40, 0, 1)]
+    beside = [data.Die(160 + 30, 120, 40, 0, 1)]  # a label three quarters of an edge away: not this die
+    ignored = [data.Die(160, 120, 40, 0, data.IGNORE)]
+    scenes = [scene("no die", die, []), scene("blank", blank, []), scene("labelled", die, on_label),
+              scene("beside", die, beside), scene("ignored", die, ignored)]
     geometry = Geometry(48, 36.0)
-    x, y = data.reader_mistake_windows(scenes, 4, geometry, (1.0, 1.25), detector.MODEL_PATH, classifier.MODEL_PATH)
-    assert x.shape == (4, 48, 48, 3) and (y == data.NOT_A_DIE).all()
+    x, y = data.reader_find_windows(scenes, 4, geometry, (1.0, 1.25), detector.MODEL_PATH, classifier.MODEL_PATH)
+    assert x.shape == (12, 48, 48, 3)
+    assert y.tolist() == [data.NOT_A_DIE] * 4 + [1] * 4 + [data.NOT_A_DIE] * 4
     assert (x[:, 22:26, 22:26].mean(axis=(1, 2, 3)) < 150).all()  # on the pip: cut where the reader found the die
-    assert x[:2].mean() > x[2:].mean() + 10  # the looks a quarter larger take in more of the grey around it
+    assert x[:2].mean() > x[2:4].mean() + 10  # the looks a quarter larger take in more of the grey around it
 
 
-def test_fine_tuning_draws_its_share_of_windows_from_the_reader_s_mistakes(torch) -> None:
+def test_fine_tuning_draws_each_pool_s_share_of_windows_from_the_reader_s_finds(torch) -> None:
     import train_classifier
 
     source = np.array([0] * 40 + [1] * 40 + [-1] * 120)
-    index = train_classifier.hard_epoch_index(source, 30, 1000, 0.5, 0.05, np.random.default_rng(1))
+    index = train_classifier.hard_epoch_index(source, [(30, 0.05), (10, 0.1)], 1000, 0.5, np.random.default_rng(1))
     assert len(index) == 1000
-    mistakes = index[index >= len(source)]
-    assert len(mistakes) == 50 and mistakes.max() < len(source) + 30
+    mistakes = index[(index >= len(source)) & (index < len(source) + 30)]
+    photos = index[index >= len(source) + 30]
+    assert len(mistakes) == 50 and len(photos) == 100 and photos.max() < len(source) + 40
     rest = source[index[index < len(source)]]
     assert abs((rest >= 0).mean() - 0.5) < 0.01  # the rest drawn as in training: half from the photos
-    joined = train_classifier.Joined(np.arange(5), np.arange(100, 103))
-    assert len(joined) == 8 and joined[np.array([6, 0, 4, 5])].tolist() == [101, 0, 4, 100]
+    alone = train_classifier.hard_epoch_index(source, [(30, 0.05), (10, 0.0)], 1000, 0.5, np.random.default_rng(1))
+    assert (alone >= len(source)).sum() == 50 and alone.max() < len(source) + 30
+    joined = train_classifier.Joined(np.arange(5), np.arange(100, 103), np.arange(200, 202))
+    assert len(joined) == 10 and joined[np.array([6, 0, 9, 4, 5, 8])].tolist() == [101, 0, 201, 4, 100, 200]
 
 
 def test_train_photos_of_a_shot_in_any_test_split_are_left_out(tmp_path: Path) -> None:
