@@ -706,7 +706,8 @@ def taught_own_finds(model, x: np.ndarray, y: np.ndarray, source: np.ndarray, fi
     before = args.work / f"{args.out.stem}-before-hard.onnx"
     calibrate_and_save(before, args.work, model, held, notes, started)
     per_die = data.WINDOWS_PER_LOOK * len(HARD_SCALES)
-    hard_x, hard_y = cached(args.work, f"reader mistakes|{args.hard}|{HARD_SCALES}|{checkpoint.name}",
+    # v2: since b62108e the windows are shifted in a disc (`jittered`), not in a square
+    hard_x, hard_y = cached(args.work, f"reader mistakes|{args.hard}|{HARD_SCALES}|{checkpoint.name}|v2",
                             lambda: data.reader_find_windows(
                                 data.negative_scenes(args.hard, args.seed + 11, args.workers), args.seed + 12,
                                 GEOMETRY, HARD_SCALES, args.detector, before, args.workers))
