@@ -123,7 +123,8 @@ def negative_scenes(count: int, seed: int, workers: int = 1) -> list[Scene]:
 def random_synthetic_spec(rng: np.random.Generator, kind: str = "wide"):
     """A SceneSpec: "wide" = drawn from a wide range of options (see the module doc);
     "marbled" = the same with marbled dice only (the hardest to read); "smoky" = the same with
-    dark see-through dice only (the pips of the hidden faces show); "game" = the game scenes
+    dark see-through dice only (the pips of the hidden faces show); "camouflaged" = the same
+    with marbled dice whose pips vanish on one swirl colour; "game" = the game scenes
     of `random_scene`'s defaults (5 dice, 640x480, 40-90 px); "steep" = close, low views
     (`lab.synth.steep`)."""
     from lab.synth import random_scene
@@ -134,7 +135,7 @@ def random_synthetic_spec(rng: np.random.Generator, kind: str = "wide"):
         from lab.synth.steep import steep_spec
 
         return steep_spec(rng)
-    styles = (kind,) if kind in ("marbled", "smoky") else ("opaque", "translucent", "marbled")
+    styles = (kind,) if kind in ("marbled", "smoky", "camouflaged") else ("opaque", "translucent", "marbled")
 
     width, height = [(640, 480), (640, 640), (800, 600)][int(rng.integers(3))]
     for _ in range(20):

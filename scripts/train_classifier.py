@@ -9,7 +9,7 @@ looks (or the detector file given by `--detector`, to train for a candidate dete
 is shipped; it also finds tomitomi's faces). Options: [--detector FILE] [--synthetic 3000]
 [--marbled 2000] [--smoky 600] [--game 1500] [--steep 0] [--negatives 900] [--mine 1] [--widths 24,48,96]
 [--hidden 128] [--convs 1] [--window 48] [--die 36] [--epochs 20] [--per-epoch 100000]
-[--hard 0] [--hard-photo-share 0] [--hard-epochs 3] [--hard-share 0.05]
+[--hard 0] [--hard-photo-share 0] [--hard-camouflaged 0] [--hard-epochs 3] [--hard-share 0.05]
 [--real-share 0.5] [--seed 1] [--threads 1] [--workers 1] [--device cpu]
 [--render-only | --prepare-only] [--work /tmp/cubilete-classifier]
 [--out vision/reader/die_values.onnx]. On a machine with a GPU and 16 cores:
@@ -38,7 +38,10 @@ Data (see `scripts/classifier_data.py`); nothing of a manifest's `test` split is
     network as it was before is written to `--work` too, to compare. With `--hard-photo-share S`,
     the fine-tuning also reads the fitting photos with the reader, and S of each epoch's windows
     are cut at the looks at the dice it finds there: those on a labelled die as that die, the
-    others as "not a die", so the looks a quarter larger at real dice stay dice.
+    others as "not a die", so the looks a quarter larger at real dice stay dice. With
+    `--hard-camouflaged N`, N scenes of marbled dice whose pips vanish on one swirl colour
+    (seeds [seed + 14, i]) give 5% more, cut like the synthetic scenes' windows: a die that
+    shows one pip off its centre is no sure 1.
 Windows are cut the way the reader cuts them (`vision.reader.windows`), with the detector's
 errors simulated (centre off by up to 20% of the edge, size x0.8..1.25, angle +-15 degrees,
 15% at any angle), worse cameras simulated (die shrunk to 14..40 px and re-JPEGed), and
@@ -97,6 +100,7 @@ LEARNING_RATE = 3e-3  # the one-cycle schedule's peak; fine-tuning (--hard) peak
 MINED_SCORE = 0.2  # --mine: windows at the detector's detections from this score
 # --hard: the window sizes, in die sizes, of the reader's looks that say whether a die is there
 HARD_SCALES = tuple((1.0, *SCALE_LOOKS)[look] for look in LOOKS_FOR_A_DIE)
+CAMOUFLAGED_SHARE = 0.05  # --hard-camouflaged: share of a fine-tuning epoch's windows from those scenes
 HARD_EPOCHS_FROM = 1000  # fine-tuning epoch e draws its windows as epoch 1000 + e, apart from training's
 
 
@@ -113,7 +117,10 @@ def cached(work: Path, key: str, make):
         with np.load(path) as f:
             return f["x"], f["y"]
     x, y = make()
-    np.savez(path, x=x, y=y)
+    part = path.with_name(path.name + f".{os.getpid()}.part")  # whole or not at all, even with two runs at once
+    with part.open("wb") as f:
+        np.savez(f, x=x, y=y)
+    os.replace(part, path)
     return x, y
 
 
@@ -561,6 +568,9 @@ def main(argv: list[str] | None = None) -> int:
                              "and fine-tune on every die it finds there as not a die")
     parser.add_argument("--hard-epochs", type=int, default=3, help="epochs of that fine-tuning")
     parser.add_argument("--hard-share", type=float, default=0.05, help="share of its epochs' windows from those dice")
+    parser.add_argument("--hard-camouflaged", type=int, default=0,
+                        help="and this many scenes of marbled dice whose pips vanish on one swirl colour, "
+                             f"{CAMOUFLAGED_SHARE:.0%} of its epochs' windows")
     parser.add_argument("--hard-photo-share", type=float, default=0.0,
                         help="share of its epochs' windows from the dice the reader finds in the fitting photos "
                              "(as the labelled die each lies on, or not a die)")
@@ -687,7 +697,7 @@ def main(argv: list[str] | None = None) -> int:
              "threads": args.threads, "workers": args.workers, "device": args.device, "torch": torch.__version__,
              "legs": trained_legs(torch.load(checkpoint, weights_only=False, map_location="cpu").get("legs", [])),
              "held_out_photos": [scene.name for scene in held_photos]}
-    if args.hard or args.hard_photo_share:
+    if args.hard or args.hard_photo_share or args.hard_camouflaged:
         model, notes["hard"] = taught_own_finds(model, x, y, source, fit_photos, held, notes, checkpoint, net_seed,
                                                 checks, batch_workers, args, started)
     return calibrate_and_save(args.out, args.work, model, held, notes, started)
@@ -727,12 +737,22 @@ def taught_own_finds(model, x: np.ndarray, y: np.ndarray, source: np.ndarray, fi
         done["photos"] = {"pictures": len(fit_photos), "dice_found": len(photo_x) // per_die, "on_labels": as_dice,
                           "share": args.hard_photo_share}
         found.append((photo_x, photo_y, args.hard_photo_share))
+    if args.hard_camouflaged:
+        scenes = data.synthetic_scenes(args.hard_camouflaged, args.seed + 14, args.work, log, kind="camouflaged",
+                                       workers=args.workers)
+        camo_x, camo_y = cached(args.work, f"camouflaged|{args.hard_camouflaged}|{args.seed}|{GEOMETRY}",
+                                lambda: data.scene_windows(scenes, 1, args.seed + 15, GEOMETRY, args.workers,
+                                                           per_die=3, negatives_per_die=1.5, background=4))
+        log(f"{len(scenes)} camouflaged scenes: {len(camo_x)} windows ({time.time() - started:.0f} s)")
+        done["camouflaged"] = {"scenes": args.hard_camouflaged, "share": CAMOUFLAGED_SHARE}
+        found.append((camo_x, camo_y, CAMOUFLAGED_SHARE))
     if not any(len(c) for _, c, _ in found):
         return model, done
     hard_checkpoint = checkpoint_path(args.work, "hard", {"after": checkpoint.name, "pictures": args.hard,
                                                           "epochs": args.hard_epochs, "share": args.hard_share,
                                                           "scales": HARD_SCALES} |
-                                      ({"photo_share": args.hard_photo_share} if args.hard_photo_share else {}))
+                                      ({"photo_share": args.hard_photo_share} if args.hard_photo_share else {}) |
+                                      ({"camouflaged": args.hard_camouflaged} if args.hard_camouflaged else {}))
     model = fine_tune(model, x, y, source, found, args.hard_epochs, args.per_epoch, args.real_share, net_seed,
                       hard_checkpoint, checks, args.device, batch_workers)
     legs = torch.load(hard_checkpoint, weights_only=False, map_location="cpu").get("legs", [])

@@ -29,9 +29,10 @@ _TRANSLUCENT_BODIES = ((50, 40, 210), (70, 190, 60), (200, 110, 40), (40, 200, 2
 # smoky dice: dark see-through bodies whose pips, often red, show through from the faces below
 _SMOKY_BODIES = ((45, 42, 40), (75, 40, 30), (40, 35, 70), (70, 70, 70), (80, 40, 75), (60, 70, 40))
 _SMOKY_PIPS = ((45, 40, 205), (235, 235, 235), (40, 210, 235), (70, 190, 70))
-# how often each look is drawn; "smoky" is a translucent die too, so it is not one of DIE_STYLES
-# and random scenes only draw it when asked to
-LOOK_WEIGHTS = {"opaque": 6, "translucent": 2, "marbled": 2, "smoky": 1}
+# how often each look is drawn; "smoky" is a translucent die too, and "camouflaged" a marbled
+# one whose pips vanish on one of its swirl colours, so neither is one of DIE_STYLES and random
+# scenes only draw them when asked to
+LOOK_WEIGHTS = {"opaque": 6, "translucent": 2, "marbled": 2, "smoky": 1, "camouflaged": 1}
 LOOK_STYLES = tuple(LOOK_WEIGHTS)
 _FLOORS = {
     "felt": ((50, 110, 30), (40, 40, 150), (120, 60, 25), (35, 35, 35), (110, 110, 110)),
@@ -82,6 +83,11 @@ def random_die_look(rng: np.random.Generator, styles: tuple[str, ...] = DIE_STYL
         look["body_bgr"] = _jitter(rng, a[0])
         look["body2_bgr"] = _jitter(rng, b[0])
         look["pip_bgr"] = readable_pips(look["body_bgr"], look["body2_bgr"])
+    elif style == "camouflaged":
+        look["style"] = "marbled"
+        look["body_bgr"], look["body2_bgr"] = camouflage_colours(rng)
+        look["pip_bgr"] = _jitter(rng, look["body2_bgr"], 8)
+        look["pip_depth"] = float(rng.uniform(0.0, 0.4))  # shallow: no shading to give the hidden pips away
     else:
         body, pips, _ = choice(rng, _OPAQUE_LOOKS, [w for *_, w in _OPAQUE_LOOKS])
         look["body_bgr"] = _jitter(rng, body, 12)
@@ -112,6 +118,18 @@ def readable_pips(body: tuple, body2: tuple) -> tuple[float, float, float]:
     if pip_lightness_contrast(usual, (body, body2)) >= READABLE_PIPS_L:
         return usual
     return max(MARBLED_PIPS, key=lambda pip: pip_lightness_contrast(pip, (body, body2)))
+
+
+def camouflage_colours(rng: np.random.Generator) -> tuple[tuple, tuple]:
+    """Two swirl colours of a marbled die whose pips are the second's colour, so a pip shows on
+    the first and vanishes on the second (real marbled dice whose makers picked a pip colour
+    close to one swirl): colours of opaque dice that differ by READABLE_PIPS_L in lightness."""
+    weights = [w for *_, w in _OPAQUE_LOOKS]
+    while True:
+        a = _jitter(rng, choice(rng, _OPAQUE_LOOKS, weights)[0])
+        b = _jitter(rng, choice(rng, _OPAQUE_LOOKS, weights)[0])
+        if pip_lightness_contrast(a, (b,)) >= READABLE_PIPS_L:
+            return a, b
 
 
 def random_background(rng: np.random.Generator, kinds: tuple[str, ...] = BACKGROUND_KINDS) -> BackgroundSpec:
