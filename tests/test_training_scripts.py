@@ -309,7 +309,8 @@ def test_a_classifier_trained_to_the_end_records_where_it_trained_and_what_it_wa
     assert train_classifier.main([
         "--photos", str(tiny_photo_set(tmp_path / "photos", 12)), "--work", str(tmp_path / "work"), "--out", str(out),
         "--synthetic", "2", "--marbled", "0", "--smoky", "0", "--game", "0", "--negatives", "2", "--epochs", "1",
-        "--per-epoch", "256", "--hard", "6", "--hard-epochs", "2", "--hard-photo-share", "0.05"]) == 0
+        "--per-epoch", "256", "--hard", "6", "--hard-epochs", "2", "--hard-photo-share", "0.05",
+        "--hard-camouflaged", "2"]) == 0
     trained = json.loads(out.with_suffix(".json").read_text())["trained"]
     assert [(leg["device"], leg["torch"], leg["done"]) for leg in trained["legs"]] == [("cpu", torch.__version__, [0, 1])]
     hard = trained["hard"]
@@ -319,6 +320,7 @@ def test_a_classifier_trained_to_the_end_records_where_it_trained_and_what_it_wa
     photos = hard["photos"]
     assert photos["share"] == 0.05 and photos["pictures"] == 11
     assert 0 < photos["on_labels"] <= photos["dice_found"]
+    assert hard["camouflaged"] == {"scenes": 2, "share": 0.05}
     assert [(leg["device"], leg["done"]) for leg in hard["legs"]] == [("cpu", [0, 2])]
     before = tmp_path / "work" / "values-before-hard.onnx"
     assert "hard" not in json.loads(before.with_suffix(".json").read_text())["trained"]

@@ -242,3 +242,16 @@ def test_steep_scenes_show_side_faces_as_big_as_the_top() -> None:
         face_map = render(spec).face_map
         # game scenes (the camera at most 30 degrees off vertical) show a fifth to half as much side as top
         assert (face_map == FACE_SIDE).sum() >= 0.8 * (face_map < len(spec.dice)).sum()
+
+
+def test_camouflaged_dice_are_marbled_dice_whose_pips_vanish_on_one_swirl_colour():
+    from lab.synth.looks import READABLE_PIPS_L, pip_lightness_contrast
+
+    camouflaged = random_scene(np.random.default_rng(5), n_dice=12, size_range=(30, 40), styles=("camouflaged",),
+                               matched_set_prob=0.0).dice
+    assert all(d.style == "marbled" for d in camouflaged)
+    for die in camouflaged:
+        # the pips show on the first swirl colour and hardly on the second
+        assert pip_lightness_contrast(die.pip_bgr, (die.body_bgr,)) >= READABLE_PIPS_L - 10
+        assert pip_lightness_contrast(die.pip_bgr, (die.body2_bgr,)) < 10
+    assert "camouflaged" in LOOK_STYLES and "camouflaged" not in DIE_STYLES
