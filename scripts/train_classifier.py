@@ -40,8 +40,8 @@ Data (see `scripts/classifier_data.py`); nothing of a manifest's `test` split is
     are cut at the looks at the dice it finds there: those on a labelled die as that die, the
     others as "not a die", so the looks a quarter larger at real dice stay dice. With
     `--hard-camouflaged N`, N scenes of marbled dice whose pips vanish on one swirl colour
-    (seeds [seed + 14, i]) give 5% more, cut like the synthetic scenes' windows: a die that
-    shows one pip off its centre is no sure 1.
+    (seeds [seed + 14, i]) give CAMOUFLAGED_SHARE more, cut like the synthetic scenes' windows,
+    so that a die is not read surely from the pips that show when others may hide.
 Windows are cut the way the reader cuts them (`vision.reader.windows`), with the detector's
 errors simulated (centre off by up to 20% of the edge, size x0.8..1.25, angle +-15 degrees,
 15% at any angle), worse cameras simulated (die shrunk to 14..40 px and re-JPEGed), and
@@ -569,8 +569,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--hard-epochs", type=int, default=3, help="epochs of that fine-tuning")
     parser.add_argument("--hard-share", type=float, default=0.05, help="share of its epochs' windows from those dice")
     parser.add_argument("--hard-camouflaged", type=int, default=0,
-                        help="and this many scenes of marbled dice whose pips vanish on one swirl colour, "
-                             f"{CAMOUFLAGED_SHARE:.0%} of its epochs' windows")
+                        help="fine-tune on this many scenes of marbled dice whose pips vanish on one swirl "
+                             f"colour too, {CAMOUFLAGED_SHARE:.0%} of its epochs' windows")
     parser.add_argument("--hard-photo-share", type=float, default=0.0,
                         help="share of its epochs' windows from the dice the reader finds in the fitting photos "
                              "(as the labelled die each lies on, or not a die)")
