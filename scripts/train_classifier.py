@@ -354,9 +354,9 @@ def train(x: np.ndarray, y: np.ndarray, source: np.ndarray, epochs: int, per_epo
 def fine_tune(model, x: np.ndarray, y: np.ndarray, source: np.ndarray,
               found: list[tuple[np.ndarray, np.ndarray, float]], epochs: int, per_epoch: int, real_share: float,
               seed: int, checkpoint: Path, checks, device: str = "cpu", workers: int = 0) -> object:
-    """The trained `model` taught the windows of the reader's own finds for `epochs` more epochs
-    at a tenth of the learning rate: each of `found` (windows, classes, share) gives its share
-    of each epoch's windows, the rest are drawn as in training (epoch e from generator
+    """The trained `model` taught more windows (the reader's own finds, `taught_own_finds`) for
+    `epochs` more epochs at a tenth of the learning rate: each of `found` (windows, classes,
+    share) gives its share of each epoch's windows, the rest are drawn as in training (epoch e from generator
     [seed, HARD_EPOCHS_FROM + e]), so it keeps what it knew. Checkpointed after every epoch
     like `train`."""
     import torch
@@ -707,9 +707,10 @@ def taught_own_finds(model, x: np.ndarray, y: np.ndarray, source: np.ndarray, fi
                      held: dict[str, HeldOut], notes: dict, checkpoint: Path, net_seed: int, checks,
                      batch_workers: int, args: argparse.Namespace, started: float) -> tuple[object, dict]:
     """The trained `model` fine-tuned on the dice the reader finds with it in `args.hard` more
-    no-dice pictures (seeds [seed + 11, i]: neither training's nor any bench's), all no die,
-    and, with `args.hard_photo_share`, in the fitting photos, as the labelled dice they lie on
-    or no die; and what was done. The network before is written (calibrated) to the work
+    no-dice pictures (seeds [seed + 11, i]: neither training's nor any bench's), all no die;
+    with `args.hard_photo_share`, on those it finds in the fitting photos, as the labelled dice
+    they lie on or no die; with `args.hard_camouflaged`, on that many scenes of camouflaged
+    marbled dice; and what was done. The network before is written (calibrated) to the work
     folder as OUT-before-hard.onnx, to compare."""
     import torch
 
