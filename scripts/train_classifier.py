@@ -570,7 +570,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--hard-share", type=float, default=0.05, help="share of its epochs' windows from those dice")
     parser.add_argument("--hard-camouflaged", type=int, default=0,
                         help="fine-tune on this many scenes of marbled dice whose pips vanish on one swirl "
-                             f"colour too, {CAMOUFLAGED_SHARE:.0%} of its epochs' windows")
+                             f"colour too, {CAMOUFLAGED_SHARE * 100:.0f}%% of its epochs' windows")
     parser.add_argument("--hard-photo-share", type=float, default=0.0,
                         help="share of its epochs' windows from the dice the reader finds in the fitting photos "
                              "(as the labelled die each lies on, or not a die)")

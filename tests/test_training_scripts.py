@@ -6,6 +6,7 @@ Needs the `train` extra (torch, onnx); skipped with the reason when it is not in
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
 from pathlib import Path
 
@@ -136,6 +137,15 @@ def test_a_detector_run_with_other_training_options_does_not_resume_another_runs
     # run it was before those options existed
     assert checkpoint("--steep", "0") == plain
     assert checkpoint("--negative-kinds", "text, grid,checkerboard,gradient,noise,wood") == plain
+
+
+@pytest.mark.parametrize("script", ["train_classifier.py", "train_detector.py"])
+def test_each_training_script_explains_its_options(script: str) -> None:
+    # argparse formats every help string with %: a stray one stops --help with a traceback
+    shown = subprocess.run([sys.executable, str(SCRIPTS / script), "--help"], capture_output=True, text=True,
+                           timeout=120)
+    assert shown.returncode == 0, shown.stderr
+    assert "usage:" in shown.stdout and "--seed" in shown.stdout
 
 
 def test_a_detector_asked_for_a_kind_of_no_dice_picture_that_does_not_exist_says_which_there_are(capsys) -> None:
