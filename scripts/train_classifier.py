@@ -320,7 +320,9 @@ def one_thread(_worker: int) -> None:
 
 def batches(dataset: EpochBatches, workers: int, pin: bool):
     """The epoch's batches, made in `workers` processes (0: in this one). Forked, so they share
-    the windows (gigabytes) instead of copying them; they never touch the GPU."""
+    the windows (gigabytes) instead of copying them; they never touch the GPU. The loader seeds
+    its workers from a generator of its own: drawn from torch's, the seed would shift the
+    dropout of every later step, and a run with workers would train another network."""
     import torch
 
     if workers <= 0:
@@ -328,7 +330,7 @@ def batches(dataset: EpochBatches, workers: int, pin: bool):
     context = multiprocessing.get_context("fork") if "fork" in multiprocessing.get_all_start_methods() else None
     return iter(torch.utils.data.DataLoader(dataset, batch_size=None, num_workers=workers, prefetch_factor=4,
                                             pin_memory=pin, worker_init_fn=one_thread,
-                                            multiprocessing_context=context))
+                                            multiprocessing_context=context, generator=torch.Generator()))
 
 
 def train(x: np.ndarray, y: np.ndarray, source: np.ndarray, epochs: int, per_epoch: int, real_share: float,

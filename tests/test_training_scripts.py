@@ -203,7 +203,7 @@ def test_the_classifier_data_do_not_depend_on_how_many_processes_make_them(tmp_p
     np.testing.assert_array_equal(mined[0][0], mined[1][0])
 
 
-def test_the_classifier_batches_do_not_depend_on_how_many_workers_make_them(torch) -> None:
+def test_the_classifier_batches_and_their_dropout_do_not_depend_on_how_many_workers_make_them(torch) -> None:
     import train_classifier
 
     rng = np.random.default_rng(3)
@@ -213,7 +213,11 @@ def test_the_classifier_batches_do_not_depend_on_how_many_workers_make_them(torc
     made = {}
     for workers in (0, 2):
         epoch = train_classifier.EpochBatches(x, y, index, seed=1, epoch=3, batch=8)
+        torch_rng = torch.get_rng_state()
         made[workers] = list(train_classifier.batches(epoch, workers, pin=False))
+        # the network's dropout draws from torch's generator: workers that drew from it too
+        # would train another network than one process does from the same batches
+        assert torch.equal(torch.get_rng_state(), torch_rng)
     assert len(made[0]) == len(made[2]) == 5
     for (inputs, targets), (inputs2, targets2) in zip(made[0], made[2]):
         assert torch.equal(inputs, inputs2) and torch.equal(targets, targets2)
