@@ -41,6 +41,7 @@ import cv2
 import numpy as np
 
 from lab import synth
+from lab.reader_eval import label_fixes
 from lab.reader_eval.classifier_bench import SHARED
 from lab.reader_eval.evaluate import HELD_OUT, load_manifest, load_split, summarise
 from lab.reader_eval.read_sets import read_negatives, read_photos
@@ -214,10 +215,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.classifier is None and args.detector is None and args.save is None and args.against is None:
         parser.error("give a candidate: --classifier, --detector or both; or --save and then --against "
                      "to judge a change of the reader's code")
-    # figures saved before the held-out photos left test photos' shots and scenes out (and before
-    # the label fixes) were read on other pictures
+    # figures saved before the held-out photos left test photos' shots and scenes out, or under
+    # other label fixes, were read on other pictures
     pictures = {"photos": str(args.photos.resolve()), "held-out": "less test photos' camera shots and scenes, labels fixed",
-                "negatives": args.negatives, "synthetic": args.synthetic}
+                "label fixes": label_fixes.FINGERPRINT, "negatives": args.negatives, "synthetic": args.synthetic}
     baseline = None
     if args.against is not None:
         try:

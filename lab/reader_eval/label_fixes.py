@@ -1,5 +1,8 @@
 """Reviewed corrections of train-photo labels: dice whose labelled value the photo plainly
-contradicts. Each was looked at by eye at full size, after a reader read it another way.
+contradicts, and dice labelled two ways in two photos of one throw. Each was looked at by eye
+at full size, after a reader read it another way. A die the photo shows plainly gets the value
+it shows; a die whose labels contradict each other, where neither photo settles it, is marked
+ignore (`seen` None): it counts neither way in any figure and is taught as nothing.
 
 Why: `decide` refuses a network or a rule that makes one more held-out die sure and wrong, and a
 die that is labelled wrong is "wrong" whenever it is read right. Three such labels decided
@@ -23,7 +26,7 @@ class LabelFix:
     image: str  # the photo as its manifest names it
     die: int  # the die's index in the photo's labels
     labelled: int  # the value the manifest gives
-    seen: int  # the value the photo shows
+    seen: int | None  # the value the photo shows; None: no value can be trusted, the die is ignored
     why: str  # what the photo shows
 
 
@@ -34,7 +37,18 @@ LABEL_FIXES = (
              "a see-through die at the bottom edge: four corner pips and a middle one"),
     LabelFix("nell-byler", "images/train/IMG_20191209_095439.jpg", 9, 5, 4,
              "a purple die between a red 4 and a red 6: four pips, none in the middle"),
+    # One throw of 32 dice photographed twice, two seconds apart, from two sides of the tray
+    LabelFix("rune55", "images/train/PXL_20240219_192104357_jpg_6f7cf25f.jpg", 1, 2, None,
+             "a pink, blue and purple marbled die with gold pips below the white marbled one: one pip "
+             "a little off its face's middle and no second one to be seen; labelled 1 in the photo "
+             "two seconds later (PXL_20240219_192106262), which shows the same"),
+    LabelFix("rune55", "images/train/PXL_20240219_192106262_jpg_30f0db83.jpg", 30, 1, None,
+             "the same marbled die, seen lower: one gold pip on its top face, a little off the middle; "
+             "labelled 2 in the photo two seconds earlier (PXL_20240219_192104357)"),
 )
+
+FINGERPRINT = "; ".join(f"{f.set_name}/{f.image}#{f.die}:{f.labelled}->{f.seen}" for f in LABEL_FIXES)
+"""The fixes in force, in a line: figures saved under other fixes were read on other labels."""
 
 
 def fixed_row(set_name: str, row: dict[str, Any], fixes: tuple[LabelFix, ...] | None = None) -> dict[str, Any]:
@@ -54,5 +68,8 @@ def fixed_row(set_name: str, row: dict[str, Any], fixes: tuple[LabelFix, ...] | 
         if not 0 <= fix.die < len(dice) or int(dice[fix.die]["value"]) != fix.labelled:
             raise ValueError(f"{where}: die {fix.die} is no longer labelled {fix.labelled}; "
                              "review the fix against the new manifest")
-        dice[fix.die]["value"] = fix.seen
+        if fix.seen is None:
+            dice[fix.die]["ignore"] = True
+        else:
+            dice[fix.die]["value"] = fix.seen
     return {**row, "dice": dice}

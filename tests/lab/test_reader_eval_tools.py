@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from lab.reader_eval import decide
+from lab.reader_eval import decide, label_fixes
 
 
 def summary(accuracy: float, sure_wrong: int = 0, dice: int = 1000, asked: int = 10, photos: int = 100) -> dict:
@@ -123,10 +123,14 @@ def test_a_change_of_the_readers_code_is_judged_against_saved_figures(tmp_path: 
     assert listed.startswith("  scenes/") and " read " in listed.splitlines()[0]
     assert "sure but wrong only with the shipped" not in out
 
-    # figures of other pictures are no baseline
+    # figures of other pictures are no baseline, nor figures read under other label fixes
     assert decide.main(["--photos", str(tmp_path / "photos"), "--negatives", "2", "--synthetic", "0",
                         "--against", str(before)]) == 2
     assert "measured on other pictures" in capsys.readouterr().err
+    monkeypatch.setattr(label_fixes, "FINGERPRINT", label_fixes.FINGERPRINT + "; scenes/a.png#0:3->None")
+    assert decide.main(pictures + ["--against", str(before)]) == 2
+    assert "measured on other pictures" in capsys.readouterr().err
+    monkeypatch.undo()
     (tmp_path / "broken.json").write_text("{not json")
     assert decide.main(pictures + ["--against", str(tmp_path / "broken.json")]) == 2
     assert "not figures written by --save" in capsys.readouterr().err
