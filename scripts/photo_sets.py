@@ -36,6 +36,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from lab.reader_eval import label_fixes  # noqa: E402
 from lab.reader_eval.label_fixes import fixed_row  # noqa: E402
 from lab.reader_eval.scenes import scene_copies  # noqa: E402
 from lab.reader_eval.shots import camera_shot, shots_in_tests  # noqa: E402
@@ -105,6 +106,12 @@ def boxed_photos(root: Path, name: str, split: str) -> list[Photo]:
 def detector_hash(model: Path = MODEL_PATH) -> str:
     """A short hash of a detector file: what its detections and the faces it found depend on."""
     return hashlib.sha1(model.read_bytes()).hexdigest()[:12]
+
+
+def label_fixes_hash() -> str:
+    """A short hash of the reviewed label fixes in force: what the photos' labels, and so every
+    window cut or network trained from them, depend on besides the manifests."""
+    return hashlib.sha1(label_fixes.FINGERPRINT.encode()).hexdigest()[:12]
 
 
 @functools.lru_cache(maxsize=2)

@@ -536,6 +536,13 @@ def report(name: str, probabilities: np.ndarray, y: np.ndarray) -> dict:
     return figures
 
 
+def photo_windows_key(detector: Path) -> str:
+    """What the photos' windows depend on besides the photos and the options: the detector
+    (it finds tomitomi's faces, and the mined windows are where it looks) and the reviewed
+    label fixes (a die's class)."""
+    return f"|detector {photo_sets.detector_hash(detector)}|label fixes {photo_sets.label_fixes_hash()}"
+
+
 def run_checkpoint(work: Path, windows_key: str, net_seed: int, args: argparse.Namespace) -> Path:
     """The checkpoint of a run on the windows of `windows_key` with the network and schedule
     of `args` (`checkpoints`)."""
@@ -640,18 +647,19 @@ def main(argv: list[str] | None = None) -> int:
     # a run without steep scenes keeps the key (and so the cached windows) it had before there were any
     key = f"{sorted(s.name for s in photos)}|{args.seed}|{args.synthetic}|{args.marbled}|{args.smoky}|{args.game}|" \
           f"{GEOMETRY}|v6" + (f"|steep {args.steep}" if args.steep else "")
-    # Windows are cached under what they depend on: the photos' also on the detector (it
-    # finds tomitomi's faces), the mined ones too (they are where it looks), the no-dice
-    # pictures' also on their count and kinds.
+    # Windows are cached under what they depend on: the photos' also on the detector and the
+    # label fixes (`photo_windows_key`), the mined synthetic ones on the detector (they are
+    # where it looks), the no-dice pictures' also on their count and kinds.
     detector_key = f"|detector {photo_sets.detector_hash(args.detector)}"
+    photos_key = key + photo_windows_key(args.detector)
     xs, ys, sources = [], [], []
     for k, name in enumerate(set_names):
         scenes = [s for s in fit_photos if s.set_name == name]
-        x, y = cached(args.work, f"real {name}" + key + detector_key, lambda: data.scene_windows(
+        x, y = cached(args.work, f"real {name}" + photos_key, lambda: data.scene_windows(
             scenes, 2, args.seed + 10 + k, GEOMETRY, workers, per_die=3, negatives_per_die=1.5, background=4))
         xs.append(x), ys.append(y), sources.append(np.full(len(y), k))
         if args.mine:
-            x, y = cached(args.work, f"mined real {name}" + key + detector_key, lambda: data.detector_windows(
+            x, y = cached(args.work, f"mined real {name}" + photos_key, lambda: data.detector_windows(
                 scenes, args.seed + 30 + k, GEOMETRY, MINED_SCORE, workers, args.detector))
             xs.append(x), ys.append(y), sources.append(np.full(len(y), k))
     x, y = cached(args.work, "synth" + key, lambda: data.scene_windows(
@@ -687,7 +695,7 @@ def main(argv: list[str] | None = None) -> int:
         model.train()
 
     net_seed = args.seed if args.net_seed is None else args.net_seed
-    checkpoint = run_checkpoint(args.work, key_negatives + detector_key, net_seed, args)
+    checkpoint = run_checkpoint(args.work, key_negatives + photo_windows_key(args.detector), net_seed, args)
     batch_workers = args.workers if args.workers > 1 else 0
     model = train(x, y, source, args.epochs, args.per_epoch, args.real_share, net_seed, checkpoint, checks,
                   args.device, batch_workers)

@@ -631,7 +631,7 @@ def run_checkpoint(args: argparse.Namespace, fit_photos: list[photo_sets.Photo])
         "options": {k: v for k, v in vars(args).items()
                     if k not in SPEED_OPTIONS and k != "negative_kinds" and not (k == "steep" and not v)},
         "negative kinds": args.negative_kinds, "faces by": photo_sets.detector_hash(),
-        "photos": sorted(f"{p.set_name}/{p.path.name}" for p in fit_photos)})
+        "photos": sorted(f"{p.set_name}/{p.path.name}" for p in fit_photos), "label fixes": photo_sets.label_fixes_hash()})
 
 
 def parse_options(argv: list[str] | None = None) -> argparse.Namespace:

@@ -137,6 +137,28 @@ def test_a_detector_run_with_other_training_options_does_not_resume_another_runs
     # run it was before those options existed
     assert checkpoint("--steep", "0") == plain
     assert checkpoint("--negative-kinds", "text, grid,checkerboard,gradient,noise,wood") == plain
+    # nor does a run on labels that a reviewed fix has since changed
+    assert with_another_label_fix(checkpoint) != plain
+
+
+def with_another_label_fix(make):
+    """What `make()` gives with one more reviewed label fix in force."""
+    from lab.reader_eval import label_fixes
+
+    kept = label_fixes.FINGERPRINT
+    label_fixes.FINGERPRINT = kept + "; set/images/train/a.png#0:5->4"
+    try:
+        return make()
+    finally:
+        label_fixes.FINGERPRINT = kept
+
+
+def test_the_classifier_cuts_the_photos_windows_again_when_a_label_fix_changes(tmp_path: Path) -> None:
+    train_classifier = scripts_module("train_classifier")
+    detector = scripts_module("photo_sets").MODEL_PATH
+    plain = train_classifier.photo_windows_key(detector)
+    assert train_classifier.photo_windows_key(detector) == plain
+    assert with_another_label_fix(lambda: train_classifier.photo_windows_key(detector)) != plain
 
 
 @pytest.mark.parametrize("script", ["train_classifier.py", "train_detector.py"])
