@@ -106,7 +106,12 @@ def test_a_change_of_the_readers_code_is_judged_against_saved_figures(tmp_path: 
     assert json.loads(before.read_text())["figures"]["held_out"]["scenes"]["photos"] == 3
     capsys.readouterr()
     assert decide.main(pictures + ["--against", str(before)]) == 0
-    assert capsys.readouterr().out.splitlines()[-1] == "verdict: passes"
+    out = capsys.readouterr().out
+    assert out.splitlines()[-1] == "verdict: passes"
+    # the sure and wrong dice are given out of the sure dice, a rate to weigh a difference of one by
+    (held_out_row,) = [line for line in out.splitlines() if line.startswith("held-out scenes")]
+    saved = json.loads(before.read_text())["figures"]["held_out"]["scenes"]
+    assert f"{saved['sure_wrong']}/{saved['sure_right'] + saved['sure_wrong']} ->" in held_out_row
 
     # a change that asks about every die fails the rule, as a network that did would
     never_sure = reader.die_reading
