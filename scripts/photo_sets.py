@@ -12,8 +12,9 @@ Each set's SOURCE.md says what its boxes mean, and the dice are read accordingly
     size the detector knows); a crop where it finds no die-sized face near the centre is left
     out. The faces found are cached beside the training data, keyed by the detector file's hash.
 Labels are read with the reviewed fixes of `lab.reader_eval.label_fixes`.
-A train photo of a test photo's camera shot (`lab.reader_eval.shots`) or scene (the same dice
-lying the same way, an augmented copy: `lab.reader_eval.scenes`), in any set, is left out:
+A train photo of a test photo's camera shot (`lab.reader_eval.shots`), scene (the same dice
+lying the same way, an augmented copy) or throw (the same dice seen again from another side,
+seconds later: both `lab.reader_eval.scenes`), in any set, is left out:
 a bench that reads a test split must not read what the networks learnt. It is left out after
 the held-out photos are picked, so those stay every tenth train photo in manifest order, as
 `lab.reader_eval` reads them.
@@ -161,7 +162,7 @@ def whole_crop_photos(root: Path, name: str, split: str, cache: Path, detector: 
 
 def training_photos(cache: Path, root: Path = DICE_PHOTOS, split: str = "train",
                     names: list[str] | None = None, detector: Path = MODEL_PATH) -> list[Photo]:
-    """Every photo of `split` of every set under root but those of a test photo's shot or scene
+    """Every photo of `split` of every set under root but those of a test photo's shot, scene or throw
     (see the module doc); whole-crop faces found by the detector of that file."""
     photos = []
     for name in names or set_names(root):

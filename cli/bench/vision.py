@@ -52,7 +52,7 @@ from vision.reader.detector import THRESHOLD, detector
 from vision.reader.reader import load_models, read_dice
 from vision.reading import SURE_CONFIDENCE
 
-UNSEEN = "unseen"  # the suite's row of a set's test photos whose scene no train split holds
+UNSEEN = "unseen"  # the suite's row of a set's test photos whose scene or throw no train split holds
 MATCHING_HELP = (
     "matching: a predicted die matches a labelled die when its centre lies within half the "
     "label box's side of the box centre; pairs are taken nearest first, one to one; dice "
@@ -76,7 +76,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     source.add_argument("--suite", type=Path, metavar="DIR",
                         help="every manifest.jsonl under DIR (its test split unless --split), each photo read with "
                              "its own dice count as the device does; one table, a row per set, and one of a set's "
-                             "test photos whose scene no train split holds (unseen)")
+                             "test photos whose scene or throw no train split holds (unseen)")
     parser.add_argument("--negatives", type=int, metavar="N", default=0,
                         help="also read N seeded pictures with no die (text, headlines, grids, checkerboards, "
                              "gradients, noise, wood; seed --seed) and count the dice found in them")
@@ -284,7 +284,8 @@ def format_suite(rows: list[dict], expect, split: str) -> str:
                  "of all sure dice; asked: photos with a count problem, an unsure or a cocked die")
     if any(r["set"].endswith(f" {UNSEEN}") for r in rows):
         lines.append(f"{UNSEEN}: the set's test photos but those whose scene (the same dice lying the same way: an "
-                     "augmented copy) is in a train split, where the shipped networks may have learnt it")
+                     "augmented copy) or throw (seen again from another side) is in a train split, where the shipped "
+                     "networks may have learnt it")
     return "\n".join(lines)
 
 

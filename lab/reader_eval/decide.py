@@ -8,7 +8,7 @@ Reads the same pictures with the shipped networks and with the candidate (a netw
 given is the shipped one) and prints both, side by side:
   * the held-out train photos of every set under ../shared/data/dice-photos/ (every tenth
     train photo, which the training scripts keep from the networks, less those of a test
-    photo's camera shot or scene), each with its own dice count, as the device reads;
+    photo's camera shot, scene or throw), each with its own dice count, as the device reads;
   * seeded no-dice pictures (text, headlines, grids, ...) of seeds DECISION_NEGATIVE_SEEDS,
     read without a count: the dice read surely in them;
   * synthetic game scenes of seeds DECISION_SYNTHETIC_SEEDS, read without a count.
@@ -220,9 +220,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.classifier is None and args.detector is None and args.save is None and args.against is None:
         parser.error("give a candidate: --classifier, --detector or both; or --save and then --against "
                      "to judge a change of the reader's code")
-    # figures saved before the held-out photos left test photos' shots and scenes out, or under
-    # other label fixes, were read on other pictures
-    pictures = {"photos": str(args.photos.resolve()), "held-out": "less test photos' camera shots and scenes, labels fixed",
+    # figures saved before the held-out photos left test photos' shots, scenes and throws out,
+    # or under other label fixes, were read on other pictures
+    pictures = {"photos": str(args.photos.resolve()), "held-out": "less test photos' camera shots, scenes and throws, labels fixed",
                 "label fixes": label_fixes.FINGERPRINT, "negatives": args.negatives, "synthetic": args.synthetic}
     baseline = None
     if args.against is not None:
@@ -243,7 +243,7 @@ def main(argv: list[str] | None = None) -> int:
     if not manifests:
         print(f"decide: no photo sets under {args.photos}", file=sys.stderr)
         return 2
-    # a held-out photo of a test photo's camera shot or scene (an augmented copy) is not tuned on
+    # a held-out photo of a test photo's camera shot, scene (an augmented copy) or throw is not tuned on
     photo_sets = {m.parent.name: (m.parent, load_split(m, HELD_OUT, args.photos)) for m in manifests}
     with tempfile.TemporaryDirectory(prefix="cubilete-decide-") as scratch:
         scenes = {}

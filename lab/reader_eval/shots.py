@@ -24,6 +24,14 @@ def camera_shot(image: str) -> str | None:
     return found.group(0) if found else None
 
 
+def shot_time(shot: str) -> tuple[str, float]:
+    """(camera and day, seconds into the day) of a camera shot's name: `PXL_20240219_192104357`
+    is ("PXL_20240219", 69664.357)."""
+    camera, day, clock = shot.split("_")
+    seconds = int(clock[:2]) * 3600 + int(clock[2:4]) * 60 + int(clock[4:6])
+    return f"{camera}_{day}", seconds + (int(clock[6:]) / 10 ** len(clock[6:]) if len(clock) > 6 else 0.0)
+
+
 def shots_in_tests(root: Path) -> frozenset[str]:
     """The camera shots of the test split of every set under `root` (each a folder with a
     manifest.jsonl): only the photos' names are read."""

@@ -13,7 +13,7 @@ import pytest
 import scripts.photo_sets as photo_sets
 from lab.reader_eval import label_fixes
 from lab.reader_eval.evaluate import HELD_OUT, load_manifest
-from lab.reader_eval.scenes import Die, same_scene, scene_copies
+from lab.reader_eval.scenes import Die, same_scene, same_throw, scene_copies
 
 THROW = (Die(6, complex(100, 100), 40), Die(2, complex(220, 120), 40), Die(3, complex(150, 260), 42),
          Die(6, complex(300, 300), 38))
@@ -99,3 +99,34 @@ def test_a_train_copy_is_found_by_its_fixed_labels(tmp_path: Path, monkeypatch, 
     fix = label_fixes.LabelFix("s", "copy.jpg", 2, 5, 3, "three pips")
     monkeypatch.setattr(label_fixes, "LABEL_FIXES", (fix,))
     assert uncached_scene_copies(tmp_path.resolve()).train == {"s/copy.jpg"}
+
+
+def test_a_throw_photographed_again_from_another_side_is_found_by_the_phones_clock() -> None:
+    # another view: the figure is not a similarity of the first, and one die is labelled otherwise
+    seen_again = (Die(6, complex(400, 80), 50), Die(2, complex(90, 300), 30), Die(4, complex(250, 250), 44),
+                  Die(6, complex(120, 120), 36))
+    first = ("images/test/PXL_20240219_192244622_jpg_bb.jpg", THROW)
+    assert not same_scene(THROW, seen_again)
+    assert same_throw(first, ("images/train/PXL_20240219_192243315_jpg_46.jpg", seen_again))
+    assert same_throw(first, ("images/train/PXL_20240219_192258100_jpg_46.jpg", seen_again)), "13.5 s later"
+    # not: too long after, another phone or day, no clock, two dice labelled otherwise, a die more
+    assert not same_throw(first, ("images/train/PXL_20240219_192301000_jpg_46.jpg", seen_again))
+    assert not same_throw(first, ("images/train/IMG_20240219_192243315_jpg_46.jpg", seen_again))
+    assert not same_throw(first, ("images/train/PXL_20240220_192243315_jpg_46.jpg", seen_again))
+    assert not same_throw(first, ("images/train/00123_jpg_46.jpg", seen_again))
+    two_off = seen_again[:3] + (Die(5, complex(120, 120), 36),)
+    assert not same_throw(first, ("images/train/PXL_20240219_192243315_jpg_46.jpg", two_off))
+    assert not same_throw(first, ("images/train/PXL_20240219_192243315_jpg_46.jpg", seen_again + THROW[:1]))
+
+
+def test_train_photos_of_a_test_throw_are_left_out_of_training_and_tuning(tmp_path: Path, uncached_scene_copies) -> None:
+    view = tuple(Die(d.value, complex(d.centre.imag * 1.7, d.centre.real * 0.6), d.side) for d in THROW)
+    others = (Die(1, THROW[0].centre, 40),) + THROW[1:3] + (Die(5, THROW[3].centre, 38),)  # other throws
+    train = [(f"images/train/PXL_20240219_1900{i:02d}000_jpg_aa.jpg", "train", others) for i in range(9)]
+    train.append(("images/train/PXL_20240219_192243315_jpg_46.jpg", "train", view))  # held out
+    write_set(tmp_path, "phone", train + [("images/test/PXL_20240219_192244622_jpg_bb.jpg", "test", THROW)])
+    copies = uncached_scene_copies(tmp_path.resolve())
+    assert copies.tests == {"phone/images/test/PXL_20240219_192244622_jpg_bb.jpg"}
+    assert copies.train == {"phone/images/train/PXL_20240219_192243315_jpg_46.jpg"}
+    trained = [p.path.name for p in photo_sets.training_photos(tmp_path / "cache", tmp_path)]
+    assert len(trained) == 9 and "PXL_20240219_192243315_jpg_46.jpg" not in trained

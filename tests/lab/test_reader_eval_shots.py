@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from lab.reader_eval.evaluate import HELD_OUT, load_manifest
-from lab.reader_eval.shots import camera_shot, shots_in_tests
+from lab.reader_eval.shots import camera_shot, shot_time, shots_in_tests
 
 
 def write_manifest(folder: Path, rows: list[tuple[str, str]]) -> Path:
@@ -24,6 +24,11 @@ def test_a_shot_is_the_phone_file_name_inside_a_re_exported_name() -> None:
     # numbered names are reused by different photos: they name no shot
     assert camera_shot("images/test/00140_jpg_e186cb71.jpg") is None
     assert camera_shot("images/train/IMG_0684_jpeg_jpg_47caff84.jpg") is None
+
+
+def test_a_shots_name_tells_its_phone_day_and_time() -> None:
+    assert shot_time("PXL_20240219_192104357") == ("PXL_20240219", 19 * 3600 + 21 * 60 + 4.357)
+    assert shot_time("IMG_20191209_095439") == ("IMG_20191209", 9 * 3600 + 54 * 60 + 39)
 
 
 def test_held_out_photos_of_another_sets_test_shot_are_left_out(tmp_path: Path) -> None:
