@@ -31,6 +31,7 @@ down in `FINDINGS.md` beside this module: read it before trying the next candida
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import sys
 import tempfile
@@ -41,7 +42,6 @@ import cv2
 import numpy as np
 
 from lab import synth
-from lab.reader_eval import label_fixes
 from lab.reader_eval.classifier_bench import SHARED
 from lab.reader_eval.evaluate import HELD_OUT, load_manifest, load_split, summarise
 from lab.reader_eval.read_sets import read_negatives, read_photos
@@ -96,6 +96,15 @@ class Figures:
         return cls(dict(data["held_out"]), {int(k): v for k, v in data["synthetic"].items()},
                    {int(k): int(v) for k, v in data["negatives"].items()}, float(data["median_ms"]),
                    [str(m) for m in data.get("sure_mistakes", [])])
+
+
+def held_out_digest(photo_sets: dict[str, tuple[Path, list]]) -> str:
+    """A short hash of the held-out photos and their labels as read: figures saved on other
+    photos (another rule for leaving copies of test photos out) or other labels (another label
+    fix) were read on other pictures."""
+    read = [(name, photo.image, [(d.value, d.ignore, d.box) for d in photo.dice])
+            for name, (_, photos) in sorted(photo_sets.items()) for photo in photos]
+    return hashlib.sha1(repr(read).encode()).hexdigest()[:16]
 
 
 def saved_baseline(path: Path, pictures: dict) -> Figures:
@@ -220,10 +229,14 @@ def main(argv: list[str] | None = None) -> int:
     if args.classifier is None and args.detector is None and args.save is None and args.against is None:
         parser.error("give a candidate: --classifier, --detector or both; or --save and then --against "
                      "to judge a change of the reader's code")
-    # figures saved before the held-out photos left test photos' shots, scenes and throws out,
-    # or under other label fixes, were read on other pictures
-    pictures = {"photos": str(args.photos.resolve()), "held-out": "less test photos' camera shots, scenes and throws, labels fixed",
-                "label fixes": label_fixes.FINGERPRINT, "negatives": args.negatives, "synthetic": args.synthetic}
+    manifests = sorted(args.photos.glob("*/manifest.jsonl"))
+    if not manifests:
+        print(f"decide: no photo sets under {args.photos}", file=sys.stderr)
+        return 2
+    # a held-out photo of a test photo's camera shot, scene (an augmented copy) or throw is not tuned on
+    photo_sets = {m.parent.name: (m.parent, load_split(m, HELD_OUT, args.photos)) for m in manifests}
+    pictures = {"photos": str(args.photos.resolve()), "held-out": held_out_digest(photo_sets),
+                "negatives": args.negatives, "synthetic": args.synthetic}
     baseline = None
     if args.against is not None:
         try:
@@ -239,12 +252,6 @@ def main(argv: list[str] | None = None) -> int:
     except (OSError, ValueError) as error:
         print(f"decide: cannot load the candidate: {error}", file=sys.stderr)
         return 2
-    manifests = sorted(args.photos.glob("*/manifest.jsonl"))
-    if not manifests:
-        print(f"decide: no photo sets under {args.photos}", file=sys.stderr)
-        return 2
-    # a held-out photo of a test photo's camera shot, scene (an augmented copy) or throw is not tuned on
-    photo_sets = {m.parent.name: (m.parent, load_split(m, HELD_OUT, args.photos)) for m in manifests}
     with tempfile.TemporaryDirectory(prefix="cubilete-decide-") as scratch:
         scenes = {}
         for seed in DECISION_SYNTHETIC_SEEDS if args.synthetic else ():

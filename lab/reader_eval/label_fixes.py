@@ -48,7 +48,7 @@ LABEL_FIXES = (
 )
 
 FINGERPRINT = "; ".join(f"{f.set_name}/{f.image}#{f.die}:{f.labelled}->{f.seen}" for f in LABEL_FIXES)
-"""The fixes in force, in a line: figures saved under other fixes were read on other labels."""
+"""The fixes in force, in a line: the training scripts key their photo windows and checkpoints on it."""
 
 
 def fixed_row(set_name: str, row: dict[str, Any], fixes: tuple[LabelFix, ...] | None = None) -> dict[str, Any]:

@@ -74,7 +74,7 @@ def test_every_shipped_fix_is_reviewed_and_changes_a_value_or_ignores_the_die() 
     for fix in LABEL_FIXES:
         assert fix.labelled in range(1, 7) and fix.seen != fix.labelled and fix.seen in (None, *range(1, 7))
         assert fix.image.startswith("images/train/") and fix.why
-    # the fingerprint decide ties saved figures to names every fix
+    # the fingerprint the training scripts key their caches on names every fix
     assert label_fixes.FINGERPRINT.count("->") == len(LABEL_FIXES)
 
 

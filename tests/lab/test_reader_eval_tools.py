@@ -132,7 +132,12 @@ def test_a_change_of_the_readers_code_is_judged_against_saved_figures(tmp_path: 
     assert decide.main(["--photos", str(tmp_path / "photos"), "--negatives", "2", "--synthetic", "0",
                         "--against", str(before)]) == 2
     assert "measured on other pictures" in capsys.readouterr().err
-    monkeypatch.setattr(label_fixes, "FINGERPRINT", label_fixes.FINGERPRINT + "; scenes/a.png#0:3->None")
+    manifest = tmp_path / "photos" / "scenes" / "manifest.jsonl"
+    rows = [json.loads(line) for line in manifest.read_text().splitlines()]
+    held_out = rows[9]  # every tenth train photo
+    die = held_out["dice"][0]
+    fix = label_fixes.LabelFix("scenes", held_out["image"], 0, die["value"], None, "labelled two ways")
+    monkeypatch.setattr(label_fixes, "LABEL_FIXES", (fix,))
     assert decide.main(pictures + ["--against", str(before)]) == 2
     assert "measured on other pictures" in capsys.readouterr().err
     monkeypatch.undo()
