@@ -651,7 +651,8 @@ def main(argv: list[str] | None = None) -> int:
     # label fixes (`photo_windows_key`), the mined synthetic ones on the detector (they are
     # where it looks), the no-dice pictures' also on their count and kinds.
     detector_key = f"|detector {photo_sets.detector_hash(args.detector)}"
-    photos_key = key + photo_windows_key(args.detector)
+    photos_depend_on = photo_windows_key(args.detector)
+    photos_key = key + photos_depend_on
     xs, ys, sources = [], [], []
     for k, name in enumerate(set_names):
         scenes = [s for s in fit_photos if s.set_name == name]
@@ -695,7 +696,7 @@ def main(argv: list[str] | None = None) -> int:
         model.train()
 
     net_seed = args.seed if args.net_seed is None else args.net_seed
-    checkpoint = run_checkpoint(args.work, key_negatives + photo_windows_key(args.detector), net_seed, args)
+    checkpoint = run_checkpoint(args.work, key_negatives + photos_depend_on, net_seed, args)
     batch_workers = args.workers if args.workers > 1 else 0
     model = train(x, y, source, args.epochs, args.per_epoch, args.real_share, net_seed, checkpoint, checks,
                   args.device, batch_workers)
