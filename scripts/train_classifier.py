@@ -248,6 +248,53 @@ def make_model():
     return nn.Sequential(*layers)
 
 
+def model_from_onnx(path: Path):
+    """A trainable copy of a network this script exported to `path`, for `--start-from`. The
+    export folds each batch norm into the convolution before it, so the norms start as the
+    identity after the folded weights and stay frozen (`folded`, `freeze_folded_norms`):
+    normalising by a batch's statistics would be another network."""
+    import onnx
+    import torch
+    from google.protobuf.message import DecodeError
+    from onnx import numpy_helper
+
+    try:
+        graph = onnx.load(str(path)).graph
+    except (OSError, DecodeError) as error:
+        raise SystemExit(f"--start-from {path}: cannot read it as ONNX ({error})") from None
+    weights = {tensor.name: numpy_helper.to_array(tensor) for tensor in graph.initializer}
+    layers = [[weights.get(name) for name in node.input[1:]] for node in graph.node if node.op_type in ("Conv", "Gemm")]
+    model = make_model()
+    convs = [m for m in model if isinstance(m, torch.nn.Conv2d)]
+    norms = [m for m in model if isinstance(m, torch.nn.BatchNorm2d)]
+    dense = [m for m in model if isinstance(m, torch.nn.Linear)]
+    wanted = [[tuple(m.weight.shape), (len(m.weight),)] for m in convs + dense]
+    got = [[tuple(t.shape) if t is not None else None for t in layer] for layer in layers]
+    if got != wanted:
+        raise SystemExit(f"--start-from {path}: its layers {got} are not those of --widths "
+                         f"{','.join(map(str, CONV_WIDTHS))} --hidden {HIDDEN} --convs {CONVS_PER_STAGE} with "
+                         f"--window {GEOMETRY.window_px} ({wanted})")
+    with torch.no_grad():
+        for conv, norm, (w, b) in zip(convs, norms, layers):
+            conv.weight.copy_(torch.from_numpy(np.array(w)))
+            norm.weight.fill_(1.0)
+            norm.bias.copy_(torch.from_numpy(np.array(b)))
+            norm.running_mean.zero_()
+            norm.running_var.fill_(1.0 - norm.eps)
+            norm.folded = True
+        for linear, (w, b) in zip(dense, layers[len(convs):]):
+            linear.weight.copy_(torch.from_numpy(np.array(w)))
+            linear.bias.copy_(torch.from_numpy(np.array(b)))
+    return model
+
+
+def freeze_folded_norms(model) -> None:
+    """Batch norms loaded folded (`model_from_onnx`) keep their statistics while training."""
+    for module in model.modules():
+        if getattr(module, "folded", False):
+            module.eval()
+
+
 def export_onnx(model, path: Path, meta: dict) -> None:
     """The model in eval mode as ONNX (input "x" N x CHANNELS x W x W, output "logits") and its
     metadata JSON (window geometry, classes, temperature, how it was trained)."""
@@ -448,6 +495,7 @@ def run_epochs(model, weights: np.ndarray, windows_of, epochs: int, steps_per_ep
     for epoch in range(first, epochs):
         started = time.time()
         model.train()
+        freeze_folded_norms(model)
         total, right, loss_sum = 0, 0, 0.0
         for inputs, targets in batches(windows_of(epoch), workers, where.type == "cuda"):
             inputs, targets = inputs.to(where, non_blocking=True), targets.to(where, non_blocking=True)
@@ -572,6 +620,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--mine", type=int, default=1, choices=(0, 1),
                         help="1: add windows at the detector's detections of the fitting scenes")
     parser.add_argument("--epochs", type=int, default=20)
+    parser.add_argument("--start-from", type=Path,
+                        help="a network this script exported (the shipped one, say): skip the training and only "
+                             "fine-tune it (--hard, --hard-photo-share, --hard-camouflaged), e.g. for another "
+                             "--detector")
     parser.add_argument("--hard", type=int, default=0,
                         help="then read this many more no-dice pictures with the reader and the trained network, "
                              "and fine-tune on every die it finds there as not a die")
@@ -603,6 +655,8 @@ def main(argv: list[str] | None = None) -> int:
 
     import torch
 
+    if args.start_from and not (args.hard or args.hard_photo_share or args.hard_camouflaged):
+        parser.error("--start-from only fine-tunes: give it --hard, --hard-photo-share or --hard-camouflaged")
     if args.device.startswith("cuda") and not (args.render_only or args.prepare_only) \
             and not torch.cuda.is_available():  # asked before the scenes take their minutes
         parser.error(f"--device {args.device}: torch {torch.__version__} sees no GPU here; train with --device cpu")
@@ -613,6 +667,8 @@ def main(argv: list[str] | None = None) -> int:
     CONVS_PER_STAGE = args.convs
     torch.set_num_threads(args.threads)
     cv2.setNumThreads(1)
+    # read before the scenes take their minutes
+    start_model = model_from_onnx(args.start_from) if args.start_from else None
     started = time.time()
     args.work.mkdir(parents=True, exist_ok=True)
 
@@ -696,18 +752,26 @@ def main(argv: list[str] | None = None) -> int:
         model.train()
 
     net_seed = args.seed if args.net_seed is None else args.net_seed
-    checkpoint = run_checkpoint(args.work, key_negatives + photos_depend_on, net_seed, args)
     batch_workers = args.workers if args.workers > 1 else 0
-    model = train(x, y, source, args.epochs, args.per_epoch, args.real_share, net_seed, checkpoint, checks,
-                  args.device, batch_workers)
     notes = {"seed": args.seed, "net_seed": net_seed, "photo_sets": set_names, "synthetic": args.synthetic,
              "marbled": args.marbled, "smoky": args.smoky, "game": args.game, "steep": args.steep, "negatives": args.negatives,
              "mine": args.mine, "detector": photo_sets.detector_hash(args.detector),
              "widths": list(CONV_WIDTHS), "convs": CONVS_PER_STAGE, "hidden": HIDDEN,
-             "epochs": args.epochs, "per_epoch": args.per_epoch, "real_share": args.real_share,
+             "per_epoch": args.per_epoch, "real_share": args.real_share,
              "threads": args.threads, "workers": args.workers, "device": args.device, "torch": torch.__version__,
-             "legs": trained_legs(torch.load(checkpoint, weights_only=False, map_location="cpu").get("legs", [])),
              "held_out_photos": [scene.name for scene in held_photos]}
+    if args.start_from:
+        # the fine-tuning's caches and checkpoint are keyed on the network it starts from
+        digest = hashlib.sha1(args.start_from.read_bytes()).hexdigest()[:12]
+        checkpoint = args.work / f"start-{digest}"
+        model = start_model.to(torch.device(args.device))
+        notes["start_from"] = {"file": args.start_from.name, "sha1": digest}
+    else:
+        checkpoint = run_checkpoint(args.work, key_negatives + photos_depend_on, net_seed, args)
+        model = train(x, y, source, args.epochs, args.per_epoch, args.real_share, net_seed, checkpoint, checks,
+                      args.device, batch_workers)
+        notes["epochs"] = args.epochs
+        notes["legs"] = trained_legs(torch.load(checkpoint, weights_only=False, map_location="cpu").get("legs", []))
     if args.hard or args.hard_photo_share or args.hard_camouflaged:
         model, notes["hard"] = taught_own_finds(model, x, y, source, fit_photos, held, notes, checkpoint, net_seed,
                                                 checks, batch_workers, args, started)
