@@ -363,6 +363,59 @@ def test_a_classifier_trained_to_the_end_records_where_it_trained_and_what_it_wa
     assert before.read_bytes() != out.read_bytes()
 
 
+def test_a_classifier_loaded_from_its_onnx_file_reads_as_the_network_it_was_and_keeps_its_norms_frozen(
+        torch, tmp_path: Path) -> None:
+    import train_classifier
+
+    torch.manual_seed(6)
+    model = train_classifier.make_model()
+    for module in model.modules():  # batch norm statistics as after training, not the identity
+        if isinstance(module, torch.nn.BatchNorm2d):
+            module.running_mean.uniform_(-0.5, 0.5)
+            module.running_var.uniform_(0.5, 2.0)
+    model.eval()
+    path = tmp_path / "values.onnx"
+    train_classifier.export_onnx(model, path, {"temperature": 1.0})
+    loaded = train_classifier.model_from_onnx(path)
+    x = torch.from_numpy(np.random.default_rng(7).standard_normal((4, 4, 48, 48)).astype(np.float32))
+    loaded.eval()
+    with torch.no_grad():
+        want = model(x)
+        np.testing.assert_allclose(loaded(x).numpy(), want.numpy(), rtol=1e-4, atol=1e-4)
+        loaded.train()
+        train_classifier.freeze_folded_norms(loaded)
+        norms = [m for m in loaded.modules() if isinstance(m, torch.nn.BatchNorm2d)]
+        assert norms and not any(m.training for m in norms)
+        loaded(x)  # a training step's forward pass does not move the statistics
+        assert all(torch.equal(m.running_mean, torch.zeros_like(m.running_mean)) for m in norms)
+
+
+def test_a_classifier_started_from_a_network_only_fine_tunes_it(torch, tmp_path: Path, capsys) -> None:
+    import train_classifier
+
+    photos = str(tiny_photo_set(tmp_path / "photos", 12))
+    tiny = ["--photos", photos, "--work", str(tmp_path / "work"), "--synthetic", "2", "--marbled", "0", "--smoky", "0",
+            "--game", "0", "--negatives", "2", "--per-epoch", "256"]
+    start = tmp_path / "start.onnx"
+    assert train_classifier.main(tiny + ["--epochs", "1", "--out", str(start)]) == 0
+    out = tmp_path / "tuned.onnx"
+    assert train_classifier.main(tiny + ["--start-from", str(start), "--hard", "4", "--hard-epochs", "1",
+                                         "--out", str(out)]) == 0
+    trained = json.loads(out.with_suffix(".json").read_text())["trained"]
+    assert trained["start_from"]["file"] == "start.onnx"
+    assert "epochs" not in trained and "legs" not in trained  # it trained no epochs of its own
+    assert [leg["done"] for leg in trained["hard"]["legs"]] == [[0, 1]]
+    assert out.read_bytes() != start.read_bytes()
+    with pytest.raises(SystemExit) as stop:
+        train_classifier.main(tiny + ["--start-from", str(start), "--out", str(out)])
+    assert stop.value.code == 2 and "only fine-tunes" in capsys.readouterr().err
+    with pytest.raises(SystemExit, match="are not those of --widths 24,48,96 --hidden 64"):
+        train_classifier.main(tiny + ["--start-from", str(start), "--hard", "4", "--hidden", "64", "--out", str(out)])
+    (tmp_path / "broken.onnx").write_bytes(b"not a network")
+    with pytest.raises(SystemExit, match="cannot read it as ONNX"):
+        train_classifier.main(tiny + ["--start-from", str(tmp_path / "broken.onnx"), "--hard", "4", "--out", str(out)])
+
+
 def test_the_reader_s_own_dice_become_windows_at_its_looks_classed_by_the_label_they_lie_on(tmp_path: Path) -> None:
     import cv2
 
