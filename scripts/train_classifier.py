@@ -761,9 +761,9 @@ def main(argv: list[str] | None = None) -> int:
              "threads": args.threads, "workers": args.workers, "device": args.device, "torch": torch.__version__,
              "held_out_photos": [scene.name for scene in held_photos]}
     if args.start_from:
-        # the fine-tuning's caches and checkpoint are keyed on the network it starts from
+        # the fine-tuning's checkpoint is keyed on the network it starts from and its own seed
         digest = hashlib.sha1(args.start_from.read_bytes()).hexdigest()[:12]
-        checkpoint = args.work / f"start-{digest}"
+        checkpoint = args.work / f"start-{digest}-seed{net_seed}"
         model = start_model.to(torch.device(args.device))
         notes["start_from"] = {"file": args.start_from.name, "sha1": digest}
     else:
@@ -792,8 +792,11 @@ def taught_own_finds(model, x: np.ndarray, y: np.ndarray, source: np.ndarray, fi
     before = args.work / f"{args.out.stem}-before-hard.onnx"
     calibrate_and_save(before, args.work, model, held, notes, started)
     per_die = data.WINDOWS_PER_LOOK * len(HARD_SCALES)
+    # the reader's finds depend on the network it reads with (whatever run made it), the
+    # detector, the labels and the data seed
+    reads_with = f"{hashlib.sha1(before.read_bytes()).hexdigest()[:12]}{photo_windows_key(args.detector)}|{args.seed}"
     # v2: since b62108e the windows are shifted in a disc (`jittered`), not in a square
-    hard_x, hard_y = cached(args.work, f"reader mistakes|{args.hard}|{HARD_SCALES}|{checkpoint.name}|v2",
+    hard_x, hard_y = cached(args.work, f"reader mistakes|{args.hard}|{HARD_SCALES}|{reads_with}|v2",
                             lambda: data.reader_find_windows(
                                 data.negative_scenes(args.hard, args.seed + 11, args.workers), args.seed + 12,
                                 GEOMETRY, HARD_SCALES, args.detector, before, args.workers))
@@ -804,7 +807,7 @@ def taught_own_finds(model, x: np.ndarray, y: np.ndarray, source: np.ndarray, fi
     found = [(hard_x, hard_y, args.hard_share)]
     if args.hard_photo_share:
         names = sorted(scene.name for scene in fit_photos)
-        photo_x, photo_y = cached(args.work, f"reader finds|{names}|{args.seed}|{HARD_SCALES}|{checkpoint.name}",
+        photo_x, photo_y = cached(args.work, f"reader finds|{names}|{args.seed}|{HARD_SCALES}|{reads_with}",
                                   lambda: data.reader_find_windows(fit_photos, args.seed + 13, GEOMETRY, HARD_SCALES,
                                                                    args.detector, before, args.workers))
         as_dice = int((photo_y != data.NOT_A_DIE).sum()) // per_die
