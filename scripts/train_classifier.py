@@ -42,6 +42,9 @@ Data (see `scripts/classifier_data.py`); nothing of a manifest's `test` split is
     `--hard-camouflaged N`, N scenes of marbled dice whose pips vanish on one swirl colour
     (seeds [seed + 14, i]) give CAMOUFLAGED_SHARE more, cut like the synthetic scenes' windows,
     so that a die is not read surely from the pips that show when others may hide.
+    `--start-from FILE.onnx` skips the training and fine-tunes that file's network instead (a
+    network this script exported; its batch norms, folded into the convolutions by the export,
+    stay frozen), for another `--detector` say.
 Windows are cut the way the reader cuts them (`vision.reader.windows`), with the detector's
 errors simulated (centre off by up to 20% of the edge, size x0.8..1.25, angle +-15 degrees,
 15% at any angle), worse cameras simulated (die shrunk to 14..40 px and re-JPEGed), and
