@@ -764,9 +764,9 @@ def main(argv: list[str] | None = None) -> int:
              "threads": args.threads, "workers": args.workers, "device": args.device, "torch": torch.__version__,
              "held_out_photos": [scene.name for scene in held_photos]}
     if args.start_from:
-        # the fine-tuning's checkpoint is keyed on the network it starts from and its own seed
+        # the fine-tuning's checkpoint follows the network it starts from, named by its bytes
         digest = hashlib.sha1(args.start_from.read_bytes()).hexdigest()[:12]
-        checkpoint = args.work / f"start-{digest}-seed{net_seed}"
+        checkpoint = args.work / f"start-{digest}"
         model = start_model.to(torch.device(args.device))
         notes["start_from"] = {"file": args.start_from.name, "sha1": digest}
     else:
@@ -830,15 +830,22 @@ def taught_own_finds(model, x: np.ndarray, y: np.ndarray, source: np.ndarray, fi
         found.append((camo_x, camo_y, CAMOUFLAGED_SHARE))
     if not any(len(c) for _, c, _ in found):
         return model, done
-    hard_checkpoint = checkpoint_path(args.work, "hard", {"after": checkpoint.name, "pictures": args.hard,
-                                                          "epochs": args.hard_epochs, "share": args.hard_share,
-                                                          "scales": HARD_SCALES} |
-                                      ({"photo_share": args.hard_photo_share} if args.hard_photo_share else {}) |
-                                      ({"camouflaged": args.hard_camouflaged} if args.hard_camouflaged else {}))
+    hard_checkpoint = fine_tuning_checkpoint(args.work, checkpoint.name, net_seed, args)
     model = fine_tune(model, x, y, source, found, args.hard_epochs, args.per_epoch, args.real_share, net_seed,
                       hard_checkpoint, checks, args.device, batch_workers)
     legs = torch.load(hard_checkpoint, weights_only=False, map_location="cpu").get("legs", [])
     return model, {**done, "legs": trained_legs(legs)}
+
+
+def fine_tuning_checkpoint(work: Path, after: str, net_seed: int, args: argparse.Namespace) -> Path:
+    """Where the fine-tuning on the reader's finds keeps its checkpoint: named by the run it
+    follows (`after`: a training run's checkpoint, or the network `--start-from` loaded), its
+    own seed and what it is taught, so that two seeds fine-tuning one network never resume
+    each other's."""
+    return checkpoint_path(work, "hard", {"after": after, "net_seed": net_seed, "pictures": args.hard,
+                                          "epochs": args.hard_epochs, "share": args.hard_share, "scales": HARD_SCALES} |
+                           ({"photo_share": args.hard_photo_share} if args.hard_photo_share else {}) |
+                           ({"camouflaged": args.hard_camouflaged} if args.hard_camouflaged else {}))
 
 
 def calibrate_and_save(out: Path, work: Path, model, held: dict[str, HeldOut], notes: dict, started: float) -> int:

@@ -390,6 +390,23 @@ def test_a_classifier_loaded_from_its_onnx_file_reads_as_the_network_it_was_and_
         assert all(torch.equal(m.running_mean, torch.zeros_like(m.running_mean)) for m in norms)
 
 
+def test_fine_tunings_of_one_network_with_other_seeds_or_lessons_do_not_resume_each_other(tmp_path: Path) -> None:
+    import argparse
+
+    train_classifier = scripts_module("train_classifier")
+    lesson = dict(hard=4000, hard_epochs=3, hard_share=0.3, hard_photo_share=0.15, hard_camouflaged=0)
+
+    def checkpoint(after: str = "start-0123456789ab", net_seed: int = 1, **changes) -> Path:
+        return train_classifier.fine_tuning_checkpoint(tmp_path, after, net_seed, argparse.Namespace(**{**lesson, **changes}))
+
+    plain = checkpoint()
+    assert checkpoint() == plain
+    others = {checkpoint(net_seed=2), checkpoint(after="start-ba9876543210"), checkpoint(hard=2000),
+              checkpoint(hard_epochs=4), checkpoint(hard_share=0.2), checkpoint(hard_photo_share=0.3),
+              checkpoint(hard_camouflaged=500)}
+    assert plain not in others and len(others) == 7
+
+
 def test_a_classifier_started_from_a_network_only_fine_tunes_it(torch, tmp_path: Path, capsys) -> None:
     import train_classifier
 
