@@ -18,7 +18,9 @@ saw. The verdict applies the standing rule (GATES, written before any candidate 
 a candidate that passes reads no worse; whether it is better, in accuracy or in speed, is
 for the deltas printed beside it to show. The dice read surely and wrong by one side and not the
 other are named with their photo and place: a label can be wrong too (reviewed ones are fixed in
-`label_fixes`), so look at them before making much of one or two. The milliseconds printed are wall time on one OpenCV
+`label_fixes`), so look at them before making much of one or two. Every held-out photo and
+synthetic scene read otherwise (dice right, wrong or missed, sure and wrong, asked about) is
+listed after them, the dice lost first: where a candidate gains and loses, photo by photo. The milliseconds printed are wall time on one OpenCV
 thread: compare them only when the machine does nothing else.
 
 A change of the reader's own code (a constant, a rule) is judged by the same rule: `--save`
@@ -43,7 +45,7 @@ import numpy as np
 
 from lab import synth
 from lab.reader_eval.classifier_bench import SHARED
-from lab.reader_eval.evaluate import HELD_OUT, load_manifest, load_split, summarise
+from lab.reader_eval.evaluate import HELD_OUT, PhotoResult, load_manifest, load_split, summarise
 from lab.reader_eval.read_sets import read_negatives, read_photos
 from vision.reader import classifier, detector
 from vision.reader.reader import load_models
@@ -85,17 +87,30 @@ class Figures:
     median_ms: float  # reading a held-out photo or a synthetic scene
     # each die read surely with another value than its label's, to look at by eye (a label can be wrong)
     sure_mistakes: list[str] = field(default_factory=list)
+    # "set/image" (held-out) or "synthetic SEED/image" -> OUTCOMES of reading that picture
+    photos: dict[str, list[int]] = field(default_factory=dict)
 
     def to_json(self) -> dict:
         return {"held_out": self.held_out, "synthetic": {str(k): v for k, v in self.synthetic.items()},
                 "negatives": {str(k): v for k, v in self.negatives.items()}, "median_ms": self.median_ms,
-                "sure_mistakes": self.sure_mistakes}
+                "sure_mistakes": self.sure_mistakes, "photos": self.photos}
 
     @classmethod
     def from_json(cls, data: dict) -> "Figures":
+        # figures saved before the photos were kept compare as they did, without the list
         return cls(dict(data["held_out"]), {int(k): v for k, v in data["synthetic"].items()},
                    {int(k): int(v) for k, v in data["negatives"].items()}, float(data["median_ms"]),
-                   [str(m) for m in data.get("sure_mistakes", [])])
+                   [str(m) for m in data.get("sure_mistakes", [])],
+                   {str(k): [int(n) for n in v] for k, v in data.get("photos", {}).items()})
+
+
+OUTCOMES = ("right", "wrong", "missed", "extra", "sure wrong", "asked")
+
+
+def outcome(result: PhotoResult) -> list[int]:
+    """A picture's reading as counts in the order of OUTCOMES (asked: 0 or 1)."""
+    return [result.right, len(result.wrong), len(result.misses), len(result.extras), result.sure_wrong,
+            int(result.asked)]
 
 
 def held_out_digest(photo_sets: dict[str, tuple[Path, list]]) -> str:
@@ -120,11 +135,13 @@ def saved_baseline(path: Path, pictures: dict) -> Figures:
     return figures
 
 
-def read_labelled(root: Path, photos: list, with_count: bool, ms: list[float], mistakes: list[str]) -> dict:
+def read_labelled(root: Path, photos: list, with_count: bool, ms: list[float], mistakes: list[str],
+                  outcomes: dict[str, list[int]], name: str) -> dict:
     results = read_photos(root, photos, lambda photo: len(photo.dice) if with_count else None)
     ms += [r.ms for r in results]
     mistakes += [f"{root.name}/{r.image}: a {true} read {read} at ({x:.0f}, {y:.0f})"
                  for r in results for true, read, (x, y) in r.sure_mistakes]
+    outcomes.update({f"{name}/{r.image}": outcome(r) for r in results})
     summary = summarise(results)
     return {**summary.to_json(), "asked_rate": round(summary.asked_rate, 4)}
 
@@ -134,10 +151,13 @@ def measure(photo_sets: dict[str, tuple[Path, list]], scenes: dict[int, tuple[Pa
     load_models()
     ms: list[float] = []
     mistakes: list[str] = []
-    held = {name: read_labelled(root, photos, True, ms, mistakes) for name, (root, photos) in photo_sets.items()}
-    synthetic = {seed: read_labelled(root, photos, False, ms, mistakes) for seed, (root, photos) in scenes.items()}
+    outcomes: dict[str, list[int]] = {}
+    held = {name: read_labelled(root, photos, True, ms, mistakes, outcomes, name)
+            for name, (root, photos) in photo_sets.items()}
+    synthetic = {seed: read_labelled(root, photos, False, ms, mistakes, outcomes, f"synthetic {seed}")
+                 for seed, (root, photos) in scenes.items()}
     negative = {seed: read_negatives(negatives, seed)["sure_extras"] for seed in DECISION_NEGATIVE_SEEDS}
-    return Figures(held, synthetic, negative, float(np.median(ms)) if ms else float("nan"), mistakes)
+    return Figures(held, synthetic, negative, float(np.median(ms)) if ms else float("nan"), mistakes, outcomes)
 
 
 def paired(shipped: Figures, candidate: Figures) -> tuple[tuple[str, dict, dict], ...]:
@@ -208,7 +228,23 @@ def table(shipped: Figures, candidate: Figures) -> str:
         if only:
             lines.append(f"sure but wrong only with {whose} (look at them: a label can be wrong too):")
             lines += [f"  {m}" for m in only]
+    changed = changed_photos(shipped, candidate)
+    if changed:
+        lines.append(f"pictures read otherwise ({len(changed)}), the dice lost first:")
+        lines += [f"  {line}" for line in changed]
     return "\n".join(lines)
+
+
+def changed_photos(shipped: Figures, candidate: Figures) -> list[str]:
+    """Each picture both read whose outcome differs, as "picture: right 3 -> 2, asked 0 -> 1",
+    those with the most dice right lost first (then the most sure and wrong gained)."""
+    changed = []
+    for key in sorted(shipped.photos.keys() & candidate.photos.keys()):
+        before, after = shipped.photos[key], candidate.photos[key]
+        if before != after:
+            deltas = ", ".join(f"{name} {a} -> {b}" for name, a, b in zip(OUTCOMES, before, after) if a != b)
+            changed.append((after[0] - before[0], before[4] - after[4], f"{key}: {deltas}"))
+    return [line for *_, line in sorted(changed, key=lambda c: (c[0], c[1]))]
 
 
 def main(argv: list[str] | None = None) -> int:

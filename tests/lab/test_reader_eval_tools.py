@@ -14,7 +14,7 @@ from lab.reader_eval import decide, label_fixes
 
 def summary(accuracy: float, sure_wrong: int = 0, dice: int = 1000, asked: int = 10, photos: int = 100) -> dict:
     return {"accuracy": accuracy, "dice": dice, "right": round(accuracy * dice), "exact_rate": 0.5,
-            "sure_wrong": sure_wrong, "photos": photos, "asked": asked, "asked_rate": asked / photos}
+            "sure_wrong": sure_wrong, "sure_right": 500, "photos": photos, "asked": asked, "asked_rate": asked / photos}
 
 
 def figures(held: dict[str, dict], synthetic: dict[int, dict] | None = None, negatives: dict[int, int] | None = None
@@ -78,6 +78,28 @@ def test_without_a_candidate_or_with_an_unreadable_one_it_stops_with_a_clear_mes
     assert "cannot load the candidate" in capsys.readouterr().err
 
 
+def test_the_pictures_read_otherwise_are_listed_the_dice_lost_first() -> None:
+    shipped, candidate = figures({"a": summary(0.9)}), figures({"a": summary(0.9)})
+    #                    right wrong missed extra sure-wrong asked
+    shipped.photos = {"a/same.jpg": [5, 0, 0, 0, 0, 0], "a/gains.jpg": [3, 1, 1, 0, 0, 1],
+                      "a/loses.jpg": [5, 0, 0, 0, 0, 0], "a/sure.jpg": [4, 1, 0, 0, 0, 1],
+                      "synthetic 11/s.png": [2, 0, 0, 1, 0, 1], "a/only-shipped.jpg": [1, 0, 0, 0, 0, 0]}
+    candidate.photos = {"a/same.jpg": [5, 0, 0, 0, 0, 0], "a/gains.jpg": [5, 0, 0, 0, 0, 0],
+                        "a/loses.jpg": [3, 2, 0, 0, 0, 1], "a/sure.jpg": [4, 1, 0, 0, 1, 0],
+                        "synthetic 11/s.png": [2, 0, 0, 0, 0, 0]}
+    assert decide.changed_photos(shipped, candidate) == [
+        "a/loses.jpg: right 5 -> 3, wrong 0 -> 2, asked 0 -> 1",
+        "a/sure.jpg: sure wrong 0 -> 1, asked 1 -> 0",
+        "synthetic 11/s.png: extra 1 -> 0, asked 1 -> 0",
+        "a/gains.jpg: right 3 -> 5, wrong 1 -> 0, missed 1 -> 0, asked 1 -> 0"]
+    assert "pictures read otherwise (4), the dice lost first:\n  a/loses.jpg" in decide.table(shipped, candidate)
+    # figures saved before the photos were kept still load, and list none
+    saved = shipped.to_json()
+    del saved["photos"]
+    assert decide.changed_photos(decide.Figures.from_json(saved), candidate) == []
+    assert decide.Figures.from_json(json.loads(json.dumps(shipped.to_json()))).photos == shipped.photos
+
+
 def test_the_profile_splits_a_reading_into_its_stages_and_puts_the_networks_back() -> None:
     from lab import synth
     from lab.reader_eval import profile
@@ -127,6 +149,10 @@ def test_a_change_of_the_readers_code_is_judged_against_saved_figures(tmp_path: 
     listed = out.split("sure but wrong only with the candidate (look at them: a label can be wrong too):\n")[1]
     assert listed.startswith("  scenes/") and " read " in listed.splitlines()[0]
     assert "sure but wrong only with the shipped" not in out
+    # ... and each held-out photo read otherwise is listed with what changed
+    changed = out.split("pictures read otherwise (")[1].splitlines()
+    assert changed[0] == "3), the dice lost first:"
+    assert all(line.startswith("  scenes/") and ": right " in line and " -> 0" in line for line in changed[1:4])
 
     # figures of other pictures are no baseline, nor figures read under other label fixes
     assert decide.main(["--photos", str(tmp_path / "photos"), "--negatives", "2", "--synthetic", "0",
