@@ -743,7 +743,9 @@ def main() -> int:
         CropStream(real_train, synth_train, negatives, args.batch, args.real_share, args.negative_share, args.seed,
                    start, args.steps),
         batch_size=None, num_workers=args.workers, prefetch_factor=4 if args.workers else None)
-    work_model = args.work / f"model-seed{args.seed}.onnx"
+    # the network as measured along the way, named as its run's checkpoint: runs of other recipes
+    # and one seed share the work folder (and its rendered scenes), never this file
+    work_model = checkpoint.with_suffix(".onnx")
     for step, (images, targets) in enumerate(batches, start=start + 1):
         model.train()
         x = torch.from_numpy(normalise(images.numpy())).to(device)

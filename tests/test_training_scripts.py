@@ -318,6 +318,14 @@ def test_a_detector_trained_to_the_end_records_its_stretch_and_a_run_started_aga
     assert [(leg["device"], leg["torch"], leg["done"]) for leg in first] == [("cpu", torch.__version__, [0, 4])]
     assert train_detector.main() == 0  # finds the finished checkpoint: no stretch of no steps
     assert json.loads(out.with_suffix(".json").read_text())["trained"]["legs"] == first
+    # the network measured along the way is its run's own, beside its checkpoint: another
+    # recipe of the same seed in the same work folder leaves it be
+    (checkpoint,) = (tmp_path / "work").glob("checkpoint-*.pt")
+    measured = checkpoint.with_suffix(".onnx").read_bytes()
+    monkeypatch.setattr(sys, "argv", argv + ["--steps", "2"])
+    assert train_detector.main() == 0
+    assert checkpoint.with_suffix(".onnx").read_bytes() == measured
+    assert len(list((tmp_path / "work").glob("checkpoint-*.onnx"))) == 2
 
 
 def tiny_photo_set(folder: Path, count: int) -> Path:
