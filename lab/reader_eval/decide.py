@@ -19,7 +19,7 @@ a candidate that passes reads no worse; whether it is better, in accuracy or in 
 for the deltas printed beside it to show. The dice read surely and wrong by one side and not the
 other are named with their photo and place: a label can be wrong too (reviewed ones are fixed in
 `label_fixes`), so look at them before making much of one or two. Every held-out photo and
-synthetic scene read otherwise (dice right, wrong or missed, sure and wrong, asked about) is
+synthetic scene read otherwise (dice right, wrong, missed or extra, sure and wrong, asked about) is
 listed after them, the dice lost first: where a candidate gains and loses, photo by photo. The milliseconds printed are wall time on one OpenCV
 thread: compare them only when the machine does nothing else.
 
