@@ -16,7 +16,9 @@ Data (nothing of a `test` split is ever read):
     checkerboards, wood: `lab.synth.clutter`); rendered once into `--work`; on request
     (`--steep N`, seed S + 2) N more of big dice seen close and low, side faces as big as the
     top (`lab.synth.steep`, the views the classifier's `--steep` adds): only the
-    top face is a die, so a side face is something the detector learns not to find;
+    top face is a die, so a side face is something the detector learns not to find; and
+    (`--blending N`, seed S + 3) N of dice the colour of their floor (`lab.synth.blending`),
+    where only the pips and the shading tell a die from the floor;
   * pictures with no die at all (`lab.synth.clutter.negative_image` of DETECTOR_NEGATIVE_KINDS:
     text, grids, checkerboards, gradients, noise, wood, or the kinds `--negative-kinds` names,
     headlines among them; seeds [S + 5, i]; the bench's negatives use other seeds).
@@ -78,6 +80,8 @@ DETECTOR_NEGATIVE_KINDS = ("text", "grid", "checkerboard", "gradient", "noise", 
 # options that change how fast a run goes, not what it learns: a checkpoint does not depend on them
 SPEED_OPTIONS = ("out", "work", "photos", "threads", "workers", "render_workers", "device", "eval_every",
                  "checkpoint_every", "render_only")
+# scenes added on request: a run without them keeps the checkpoint it had before they existed
+ADDED_SCENES = ("steep", "blending")
 
 
 @dataclass(frozen=True)
@@ -144,7 +148,14 @@ def steep_scene(rng: np.random.Generator):
     return steep_spec(rng) or training_scene(rng)
 
 
-SCENE_MAKERS = {"varied": training_scene, "steep": steep_scene}
+def blending_scene(rng: np.random.Generator):
+    """Dice the colour of their floor (`lab.synth.blending`), or a varied scene where none fitted."""
+    from lab.synth.blending import blending_spec
+
+    return blending_spec(rng) or training_scene(rng)
+
+
+SCENE_MAKERS = {"varied": training_scene, "steep": steep_scene, "blending": blending_scene}
 
 
 def through_opening(rng: np.random.Generator, image: np.ndarray, boxes: list[tuple[float, float, float, float]]) -> None:
@@ -626,10 +637,10 @@ def evaluate(model_path: Path, samples: list[Sample], thresholds=(0.3, 0.4, 0.5)
 
 def run_checkpoint(args: argparse.Namespace, fit_photos: list[photo_sets.Photo]) -> Path:
     """The checkpoint of a run with these options on these photos (`checkpoints`)."""
-    # a run without steep scenes keeps the checkpoint it had before there were any
+    # a run without steep or blending scenes keeps the checkpoint it had before there were any
     return checkpoint_path(args.work, "checkpoint", {
         "options": {k: v for k, v in vars(args).items()
-                    if k not in SPEED_OPTIONS and k != "negative_kinds" and not (k == "steep" and not v)},
+                    if k not in SPEED_OPTIONS and k != "negative_kinds" and not (k in ADDED_SCENES and not v)},
         "negative kinds": args.negative_kinds, "faces by": photo_sets.detector_hash(),
         "photos": sorted(f"{p.set_name}/{p.path.name}" for p in fit_photos), "label fixes": photo_sets.label_fixes_hash()})
 
@@ -643,6 +654,7 @@ def parse_options(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--photos", type=Path, default=photo_sets.DICE_PHOTOS, help="folder of the photo sets")
     parser.add_argument("--synthetic", type=int, default=4000, help="synthetic training scenes")
     parser.add_argument("--steep", type=int, default=0, help="more scenes, big dice seen close and low")
+    parser.add_argument("--blending", type=int, default=0, help="more scenes, dice the colour of their floor")
     parser.add_argument("--negatives", type=int, default=600, help="pictures with no die")
     parser.add_argument("--negative-kinds", default=",".join(DETECTOR_NEGATIVE_KINDS),
                         help=f"their kinds, comma-separated, of {', '.join(NEGATIVE_KINDS)}")
@@ -692,11 +704,14 @@ def main() -> int:
     train_cache = args.work / f"synth-{args.synth_seed}"
     val_cache = args.work / f"synth-{args.synth_seed + 1}"
     steep_cache = args.work / f"steep-{args.synth_seed + 2}"
+    blending_cache = args.work / f"blending-{args.synth_seed + 3}"
     started = time.time()
     render_synthetic(train_cache, args.synthetic, args.synth_seed, args.render_workers)
     render_synthetic(val_cache, args.val_synthetic, args.synth_seed + 1, args.render_workers)
     if args.steep:
         render_synthetic(steep_cache, args.steep, args.synth_seed + 2, args.render_workers, kind="steep")
+    if args.blending:
+        render_synthetic(blending_cache, args.blending, args.synth_seed + 3, args.render_workers, kind="blending")
     print(f"scenes ready ({time.time() - started:.0f} s)", flush=True)
     if args.render_only:
         return 0
@@ -714,7 +729,8 @@ def main() -> int:
     real_val: dict[str, list[Sample]] = {}
     for photo in held_photos:
         real_val.setdefault(photo.set_name, []).append(photo_sample(photo))
-    synth_train = load_synthetic(train_cache, args.synthetic) + load_synthetic(steep_cache, args.steep)
+    synth_train = (load_synthetic(train_cache, args.synthetic) + load_synthetic(steep_cache, args.steep)
+                   + load_synthetic(blending_cache, args.blending))
     synth_val = load_synthetic(val_cache, args.val_synthetic)
     negatives = negative_pictures(args.negatives, args.synth_seed + 5, args.negative_kinds)
     print("data: " + ", ".join(f"{k} {len(v)} photos (+{len(real_val.get(k, []))} held out)" for k, v in
@@ -772,7 +788,7 @@ def main() -> int:
                 print(f"  held-out {name}:", fmt(evaluate(work_model, samples)), flush=True)
     minutes = (time.time() - train_started) / 60
     notes = {"steps": args.steps, "batch": args.batch, "lr": args.lr, "seed": args.seed,
-             "synthetic": args.synthetic, "steep": args.steep, "synth_seed": args.synth_seed,
+             "synthetic": args.synthetic, "steep": args.steep, "blending": args.blending, "synth_seed": args.synth_seed,
              "negatives": args.negatives, "negative_kinds": list(args.negative_kinds),
              "real_share": args.real_share, "negative_share": args.negative_share, "set_weights": SET_WEIGHTS,
              "photo_sets": sorted(real_train), "threads": args.threads, "workers": args.workers,

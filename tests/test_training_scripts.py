@@ -129,13 +129,14 @@ def test_a_detector_run_with_other_training_options_does_not_resume_another_runs
     # another run does not: a longer schedule, other data, another network seed, other photos
     others = {checkpoint("--steps", "24000"), checkpoint("--lr", "0.001"), checkpoint("--negatives", "900"),
               checkpoint("--seed", "1"), checkpoint("--real-share", "0.6"), checkpoint("--stages", "8,16,24,32"),
-              checkpoint("--head", "16"), checkpoint("--steep", "500"),
+              checkpoint("--head", "16"), checkpoint("--steep", "500"), checkpoint("--blending", "500"),
               checkpoint("--negative-kinds", "text,grid,checkerboard,gradient,noise,wood,headline"),
               train_detector.run_checkpoint(train_detector.parse_options(["--work", str(tmp_path)]), photos[:0])}
-    assert plain not in others and len(others) == 10
-    # a run without steep scenes, or naming the kinds of no-dice pictures it always had, is the
+    assert plain not in others and len(others) == 11
+    # a run without steep or blending scenes, or naming the kinds of no-dice pictures it always had, is the
     # run it was before those options existed
     assert checkpoint("--steep", "0") == plain
+    assert checkpoint("--blending", "0") == plain
     assert checkpoint("--negative-kinds", "text, grid,checkerboard,gradient,noise,wood") == plain
     # nor does a run on labels that a reviewed fix has since changed
     assert with_another_label_fix(checkpoint) != plain
@@ -546,6 +547,18 @@ def test_the_classifier_mines_and_finds_faces_with_the_detector_file_it_is_given
     assert asked == [candidate]
     assert [d.center for p in photos for d in p.dice] == [(63.5, 63.5)]
     assert (tmp_path / "cache" / f"faces-tomitomi-train-{photo_sets.detector_hash(candidate)}.json").exists()
+
+
+def test_the_detectors_blending_scenes_are_seeded_like_its_others(tmp_path: Path) -> None:
+    train_detector = scripts_module("train_detector")
+    from lab.synth import render
+    from lab.synth.blending import blending_spec
+
+    train_detector.render_synthetic(tmp_path, 2, 7003, kind="blending")
+    for i in range(2):
+        labels = json.loads((tmp_path / f"{i:06d}.json").read_text())
+        want = render(blending_spec(np.random.default_rng([7003, i]))).labels
+        assert labels and [label["box"] for label in labels] == [list(label.box) for label in want]
 
 
 def test_the_detectors_steep_scenes_are_the_close_low_views_of_the_classifiers(tmp_path: Path) -> None:

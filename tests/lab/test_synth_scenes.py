@@ -244,6 +244,23 @@ def test_steep_scenes_show_side_faces_as_big_as_the_top() -> None:
         assert (face_map == FACE_SIDE).sum() >= 0.8 * (face_map < len(spec.dice)).sum()
 
 
+def test_blending_scenes_lay_dice_of_one_colour_on_a_floor_of_nearly_that_colour() -> None:
+    from lab.synth.blending import BLENDING_LIGHTNESS, blending_spec
+    from lab.synth.looks import pip_lightness_contrast
+
+    for i in range(6):
+        spec = blending_spec(np.random.default_rng([5, i]))
+        assert 1 <= len(spec.dice) <= 8 and all(d.style == "opaque" for d in spec.dice)
+        body = np.array(spec.dice[0].body_bgr)
+        assert all(np.abs(np.array(d.body_bgr) - body).max() < 30 for d in spec.dice)
+        floor = np.array(spec.background.bgr)
+        # the floor is the dice' colour, a little lighter or darker; the pips stand out from both
+        assert np.abs(floor - body).max() <= (BLENDING_LIGHTNESS[1] - 1) * 255 + 40
+        assert pip_lightness_contrast(spec.dice[0].pip_bgr, (spec.dice[0].body_bgr,)) > 10
+        image = render(spec).image
+        assert image.shape[:2] == (spec.height, spec.width)
+
+
 def test_camouflaged_dice_are_marbled_dice_whose_pips_vanish_on_one_swirl_colour():
     from lab.synth.looks import READABLE_PIPS_L, pip_lightness_contrast
 
