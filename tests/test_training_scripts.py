@@ -5,6 +5,7 @@ Needs the `train` extra (torch, onnx); skipped with the reason when it is not in
 
 from __future__ import annotations
 
+import importlib
 import json
 import subprocess
 import sys
@@ -549,26 +550,16 @@ def test_the_classifier_mines_and_finds_faces_with_the_detector_file_it_is_given
     assert (tmp_path / "cache" / f"faces-tomitomi-train-{photo_sets.detector_hash(candidate)}.json").exists()
 
 
-def test_the_detectors_blending_scenes_are_seeded_like_its_others(tmp_path: Path) -> None:
+@pytest.mark.parametrize("kind, seed", [("steep", 7002), ("blending", 7003)])
+def test_the_detectors_added_scenes_are_lab_synths_scenes_of_that_kind(tmp_path: Path, kind: str, seed: int) -> None:
+    # the steep ones are the close, low views the classifier's --steep adds
     train_detector = scripts_module("train_detector")
     from lab.synth import render
-    from lab.synth.blending import blending_spec
 
-    train_detector.render_synthetic(tmp_path, 2, 7003, kind="blending")
+    spec = getattr(importlib.import_module(f"lab.synth.{kind}"), f"{kind}_spec")
+    train_detector.render_synthetic(tmp_path, 2, seed, kind=kind)
     for i in range(2):
         labels = json.loads((tmp_path / f"{i:06d}.json").read_text())
-        want = render(blending_spec(np.random.default_rng([7003, i]))).labels
-        assert labels and [label["box"] for label in labels] == [list(label.box) for label in want]
-
-
-def test_the_detectors_steep_scenes_are_the_close_low_views_of_the_classifiers(tmp_path: Path) -> None:
-    train_detector = scripts_module("train_detector")
-    from lab.synth import render
-    from lab.synth.steep import steep_spec
-
-    train_detector.render_synthetic(tmp_path, 2, 7002, kind="steep")
-    for i in range(2):
-        labels = json.loads((tmp_path / f"{i:06d}.json").read_text())
-        want = render(steep_spec(np.random.default_rng([7002, i]))).labels
-        assert [round(label["size"], 3) for label in labels] == [round(label.size, 3) for label in want]
+        want = render(spec(np.random.default_rng([seed, i]))).labels
+        assert labels and [round(label["size"], 3) for label in labels] == [round(label.size, 3) for label in want]
         assert [label["box"] for label in labels] == [list(label.box) for label in want]
