@@ -8,9 +8,9 @@ Each set's SOURCE.md says what its boxes mean, and the dice are read accordingly
     which is then the face the reader should read;
   * tomitomi: the box is the whole 128x128 crop and the face covers about its central 35 to
     50%. The face is found by a detector (the one shipped in the repository unless another
-    file is given), looking at the crop padded to three times its size (where the die has the
-    size the detector knows); a crop where it finds no die-sized face near the centre is left
-    out. The faces found are cached beside the training data, keyed by the detector file's hash.
+    file is given), looking at the crop as it is; a crop where it finds no die-sized face near
+    the centre is left out. The faces found are cached beside the training data, keyed by the
+    detector file and the way it looks (`faces_hash`).
 Labels are read with the reviewed fixes of `lab.reader_eval.label_fixes`.
 A train photo of a test photo's camera shot (`lab.reader_eval.shots`), scene (the same dice
 lying the same way, an augmented copy) or throw (the same dice seen again from another side,
@@ -45,6 +45,12 @@ from vision.reader.detector import MODEL_PATH, DieDetector  # noqa: E402
 
 DICE_PHOTOS = ROOT.parent / "shared" / "data" / "dice-photos"
 WHOLE_CROP_SETS = ("tomitomi",)  # boxes are the whole image, not the die
+# A whole crop's face is looked for in the crop as it is, an edge of 35% to 65% of its side:
+# the detector knows dice up to half its input. Looked for in the crop padded to three times its
+# size (until 2026-11-28), a dark die in tomitomi's dark tube came out half again its size, and
+# 130 of the 160 dark dice showing a one were left out for it (their face over 65%).
+FACE_SIDES = (0.35, 0.65)
+FACES_BY = "the crop as it is, an edge of 0.35 to 0.65 of its side"
 
 
 @dataclass(frozen=True)
@@ -109,6 +115,12 @@ def detector_hash(model: Path = MODEL_PATH) -> str:
     return hashlib.sha1(model.read_bytes()).hexdigest()[:12]
 
 
+def faces_hash(model: Path = MODEL_PATH) -> str:
+    """A short hash of what the faces found in whole-crop photos depend on: the detector file
+    and the way it looks at a crop (`FACES_BY`)."""
+    return hashlib.sha1(model.read_bytes() + FACES_BY.encode()).hexdigest()[:12]
+
+
 def label_fixes_hash() -> str:
     """A short hash of the reviewed label fixes in force: what the photos' labels, and so every
     window cut or network trained from them, depend on besides the manifests."""
@@ -124,20 +136,21 @@ def detector_at(model: Path) -> DieDetector:
 def found_face(image: np.ndarray, model: Path = MODEL_PATH) -> tuple[float, float, float, float] | None:
     """(x, y, edge, angle) of the die face the detector of `model` sees near a crop's centre."""
     h, w = image.shape[:2]
-    canvas = cv2.copyMakeBorder(image, h, h, w, w, cv2.BORDER_REPLICATE)
-    centre = (w + (w - 1) / 2, h + (h - 1) / 2)
-    near = [d for d in detector_at(model).detect(canvas, 0.2)
-            if math.dist(d.center, centre) < 0.3 * max(h, w) and 0.25 * max(h, w) < d.size < 0.65 * max(h, w)]
+    side = max(h, w)
+    centre = ((w - 1) / 2, (h - 1) / 2)
+    smallest, largest = FACE_SIDES
+    near = [d for d in detector_at(model).detect(image, 0.2)
+            if math.dist(d.center, centre) < 0.3 * side and smallest * side < d.size < largest * side]
     if not near:
         return None
     best = max(near, key=lambda d: d.score)
-    return best.center[0] - w, best.center[1] - h, best.size, best.angle
+    return best.center[0], best.center[1], best.size, best.angle
 
 
 def whole_crop_photos(root: Path, name: str, split: str, cache: Path, detector: Path = MODEL_PATH) -> list[Photo]:
     """Photos of a set whose box is the whole crop, with the die's face found by the detector
     of that file (module doc)."""
-    path = cache / f"faces-{name}-{split}-{detector_hash(detector)}.json"
+    path = cache / f"faces-{name}-{split}-{faces_hash(detector)}.json"
     faces: dict[str, list[float] | None] = json.loads(path.read_text()) if path.exists() else {}
     rows = manifest_rows(root, name, split)
     changed = False

@@ -589,9 +589,9 @@ def report(name: str, probabilities: np.ndarray, y: np.ndarray) -> dict:
 
 def photo_windows_key(detector: Path) -> str:
     """What the photos' windows depend on besides the photos and the options: the detector
-    (it finds tomitomi's faces, and the mined windows are where it looks) and the reviewed
-    label fixes (a die's class)."""
-    return f"|detector {photo_sets.detector_hash(detector)}|label fixes {photo_sets.label_fixes_hash()}"
+    and the way it finds tomitomi's faces (`faces_hash`, which covers the detector file, where
+    the mined windows are cut too) and the reviewed label fixes (a die's class)."""
+    return f"|faces {photo_sets.faces_hash(detector)}|label fixes {photo_sets.label_fixes_hash()}"
 
 
 def run_checkpoint(work: Path, windows_key: str, net_seed: int, args: argparse.Namespace) -> Path:

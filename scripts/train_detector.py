@@ -641,7 +641,7 @@ def run_checkpoint(args: argparse.Namespace, fit_photos: list[photo_sets.Photo])
     return checkpoint_path(args.work, "checkpoint", {
         "options": {k: v for k, v in vars(args).items()
                     if k not in SPEED_OPTIONS and k != "negative_kinds" and not (k in ADDED_SCENES and not v)},
-        "negative kinds": args.negative_kinds, "faces by": photo_sets.detector_hash(),
+        "negative kinds": args.negative_kinds, "faces by": photo_sets.faces_hash(),
         "photos": sorted(f"{p.set_name}/{p.path.name}" for p in fit_photos), "label fixes": photo_sets.label_fixes_hash()})
 
 
