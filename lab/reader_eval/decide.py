@@ -3,6 +3,7 @@
     python -m lab.reader_eval.decide --classifier NEW.onnx [--detector NEW.onnx]
     python -m lab.reader_eval.decide --save BEFORE.json     (then change the reader's code)
     python -m lab.reader_eval.decide --against BEFORE.json  [--classifier ...] [--detector ...]
+    python -m lab.reader_eval.decide --against BEFORE.json --detector SEED0.onnx --keep SEED0.json
 
 Reads the same pictures with the shipped networks and with the candidate (a network not
 given is the shipped one) and prints both, side by side:
@@ -26,7 +27,9 @@ thread: compare them only when the machine does nothing else.
 A change of the reader's own code (a constant, a rule) is judged by the same rule: `--save`
 measures the code as it is now with the shipped networks and writes the figures to a file; after
 the change, `--against` that file reads the same pictures with the changed code and judges it
-against them, as it would a network. Every verdict so far, with what it taught, is written
+against them, as it would a network. `--keep` writes a candidate's figures too, so that a recipe
+trained with several seeds is judged over all of them (`lab.reader_eval.recipe`): one seed reads
+some sets several dice apart from the next. Every verdict so far, with what it taught, is written
 down in `FINDINGS.md` beside this module: read it before trying the next candidate.
 """
 
@@ -122,14 +125,25 @@ def held_out_digest(photo_sets: dict[str, tuple[Path, list]]) -> str:
     return hashlib.sha1(repr(read).encode()).hexdigest()[:16]
 
 
+def load_saved(path: Path) -> tuple[dict, Figures]:
+    """The pictures measured on and the figures that `--save` or `--keep` wrote to `path`;
+    ValueError saying why not otherwise."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        return dict(data["pictures"]), Figures.from_json(data["figures"])
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as error:
+        raise ValueError(f"not figures written by --save or --keep ({error})") from None
+
+
+def saved_figures_json(pictures: dict, figures: Figures) -> str:
+    """What `--save` and `--keep` write, and `load_saved` reads."""
+    return json.dumps({"pictures": pictures, "figures": figures.to_json()}) + "\n"
+
+
 def saved_baseline(path: Path, pictures: dict) -> Figures:
     """The figures `--save` wrote to `path`, measured on the same `pictures` (counts and folder)
     as this run's; ValueError saying why not otherwise."""
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-        measured_on, figures = data["pictures"], Figures.from_json(data["figures"])
-    except (OSError, ValueError, KeyError, TypeError, AttributeError) as error:
-        raise ValueError(f"not figures written by --save ({error})") from None
+    measured_on, figures = load_saved(path)
     if measured_on != pictures:
         raise ValueError(f"measured on other pictures ({measured_on}, this run: {pictures})")
     return figures
@@ -181,6 +195,16 @@ def worsened(shipped: Figures, candidate: Figures, rate: str, count: str, max_ra
 
 def verdict(shipped: Figures, candidate: Figures) -> list[str]:
     """The gates the candidate fails (GATES); none when it passes."""
+    return reading_failures(shipped, candidate) + sure_failures(shipped, candidate)
+
+
+def count(value: float) -> str:
+    """A count as printed: a mean over seeds keeps one decimal."""
+    return str(int(value)) if float(value).is_integer() else f"{value:.1f}"
+
+
+def reading_failures(shipped: Figures, candidate: Figures) -> list[str]:
+    """The gates on dice read right and photos asked about that the candidate fails."""
     failed = []
     drops = worsened(shipped, candidate, rate="accuracy", count="right", max_rate=MAX_ACCURACY_DROP,
                      max_count=MAX_DICE_LOST, higher_is_worse=False)
@@ -188,18 +212,24 @@ def verdict(shipped: Figures, candidate: Figures) -> list[str]:
         failed.append("per-die accuracy dropped (points): " + ", ".join(drops))
     was, now = (sum(r["right"] for r in figures.held_out.values()) for figures in (shipped, candidate))
     if now < was:
-        failed.append(f"right dice on the held-out photos fell from {was} to {now}")
-    for kind, before, after in paired(shipped, candidate):
-        was, now = sum(r["sure_wrong"] for r in before.values()), sum(r["sure_wrong"] for r in after.values())
-        if now > was:
-            failed.append(f"sure but wrong on the {kind} pictures rose from {was} to {now}")
+        failed.append(f"right dice on the held-out photos fell from {count(was)} to {count(now)}")
     rises = worsened(shipped, candidate, rate="asked_rate", count="asked", max_rate=MAX_ASKED_RISE,
                      max_count=MAX_PHOTOS_ASKED, higher_is_worse=True)
     if rises:
         failed.append("photos asked about rose (points): " + ", ".join(rises))
+    return failed
+
+
+def sure_failures(shipped: Figures, candidate: Figures) -> list[str]:
+    """The gates on dice read surely (and wrong, or where there is none) that the candidate fails."""
+    failed = []
+    for kind, before, after in paired(shipped, candidate):
+        was, now = sum(r["sure_wrong"] for r in before.values()), sum(r["sure_wrong"] for r in after.values())
+        if now > was:
+            failed.append(f"sure but wrong on the {kind} pictures rose from {count(was)} to {count(now)}")
     was, now = sum(shipped.negatives.values()), sum(candidate.negatives.values())
     if now > was:
-        failed.append(f"sure dice on the no-dice pictures rose from {was} to {now}")
+        failed.append(f"sure dice on the no-dice pictures rose from {count(was)} to {count(now)}")
     return failed
 
 
@@ -259,8 +289,11 @@ def main(argv: list[str] | None = None) -> int:
                         help="only measure the reader as it is now, with the shipped networks, into FILE")
     parser.add_argument("--against", type=Path, metavar="FILE",
                         help="judge the reader as it is now against the figures --save wrote to FILE")
+    parser.add_argument("--keep", type=Path, metavar="FILE",
+                        help="write the candidate's figures to FILE too, to judge its recipe over several "
+                             "seeds with python -m lab.reader_eval.recipe")
     args = parser.parse_args(argv)
-    if args.save is not None and (args.against or args.classifier or args.detector):
+    if args.save is not None and (args.against or args.classifier or args.detector or args.keep):
         parser.error("--save measures the shipped networks only: give it alone")
     if args.classifier is None and args.detector is None and args.save is None and args.against is None:
         parser.error("give a candidate: --classifier, --detector or both; or --save and then --against "
@@ -301,8 +334,7 @@ def main(argv: list[str] | None = None) -> int:
             else:
                 shipped = baseline
             if args.save is not None:
-                args.save.write_text(json.dumps({"pictures": pictures, "figures": shipped.to_json()}) + "\n",
-                                     encoding="utf-8")
+                args.save.write_text(saved_figures_json(pictures, shipped), encoding="utf-8")
                 print(f"decide: the figures of the reader as it is now are in {args.save}", file=sys.stderr)
                 return 0
             if args.classifier is not None:
@@ -311,7 +343,9 @@ def main(argv: list[str] | None = None) -> int:
                 detector.use_model(args.detector)
             print("reading with the candidate ...", file=sys.stderr, flush=True)
             candidate = measure(photo_sets, scenes, args.negatives)
-        except OSError as error:  # a photo of a set that cannot be read
+            if args.keep is not None:
+                args.keep.write_text(saved_figures_json(pictures, candidate), encoding="utf-8")
+        except OSError as error:  # a photo of a set that cannot be read, or a file that cannot be written
             print(f"decide: {error}", file=sys.stderr)
             return 2
     failed = verdict(shipped, candidate)

@@ -127,9 +127,13 @@ def test_a_change_of_the_readers_code_is_judged_against_saved_figures(tmp_path: 
     assert decide.main(pictures + ["--save", str(before)]) == 0
     assert json.loads(before.read_text())["figures"]["held_out"]["scenes"]["photos"] == 3
     capsys.readouterr()
-    assert decide.main(pictures + ["--against", str(before)]) == 0
+    kept = tmp_path / "kept.json"
+    assert decide.main(pictures + ["--against", str(before), "--keep", str(kept)]) == 0
     out = capsys.readouterr().out
     assert out.splitlines()[-1] == "verdict: passes"
+    # --keep writes the candidate's figures as --save writes the shipped pair's, for lab.reader_eval.recipe
+    (saved_on, saved), (kept_on, kept_figures) = decide.load_saved(before), decide.load_saved(kept)
+    assert kept_on == saved_on and kept_figures.photos == saved.photos
     # the sure and wrong dice are given out of the sure dice, a rate to weigh a difference of one by
     (held_out_row,) = [line for line in out.splitlines() if line.startswith("held-out scenes")]
     saved = json.loads(before.read_text())["figures"]["held_out"]["scenes"]
@@ -170,5 +174,6 @@ def test_a_change_of_the_readers_code_is_judged_against_saved_figures(tmp_path: 
     (tmp_path / "broken.json").write_text("{not json")
     assert decide.main(pictures + ["--against", str(tmp_path / "broken.json")]) == 2
     assert "not figures written by --save" in capsys.readouterr().err
-    with pytest.raises(SystemExit):
-        decide.main(pictures + ["--save", str(before), "--classifier", str(before)])
+    for other in (["--classifier", str(before)], ["--keep", str(kept)]):
+        with pytest.raises(SystemExit):
+            decide.main(pictures + ["--save", str(before), *other])
