@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import Callable
 
 from lab.reader_eval.decide import Figures, count, load_saved, reading_failures, sure_failures
 
@@ -98,7 +99,7 @@ def table(shipped: Figures, seeds: dict[str, Figures]) -> str:
         lines.append(row(f"synthetic seed {seed}", [shipped.synthetic[seed]]
                          + [seeds[n].synthetic[seed] for n in names] + [mean.synthetic[seed]]))
 
-    def totals(label: str, of) -> str:
+    def totals(label: str, of: Callable[[Figures], float]) -> str:
         values = [of(shipped)] + [of(seeds[n]) for n in names] + [of(mean)]
         spread = max(values[1:-1]) - min(values[1:-1])
         return f"{label:<24}" + "".join(f"{count(v):>{width + 2}}" for v in values + [spread])
