@@ -135,9 +135,10 @@ def load_saved(path: Path) -> tuple[dict, Figures]:
         raise ValueError(f"not figures written by --save or --keep ({error})") from None
 
 
-def saved_figures_json(pictures: dict, figures: Figures) -> str:
-    """What `--save` and `--keep` write, and `load_saved` reads."""
-    return json.dumps({"pictures": pictures, "figures": figures.to_json()}) + "\n"
+def saved_figures_json(pictures: dict, figures: Figures, networks: dict[str, str] | None = None) -> str:
+    """What `--save` and `--keep` write, and `load_saved` reads; `networks` names the candidate's
+    files (for the record: which seed's figures these are)."""
+    return json.dumps({"pictures": pictures, "figures": figures.to_json(), "networks": networks or {}}) + "\n"
 
 
 def saved_baseline(path: Path, pictures: dict) -> Figures:
@@ -344,7 +345,9 @@ def main(argv: list[str] | None = None) -> int:
             print("reading with the candidate ...", file=sys.stderr, flush=True)
             candidate = measure(photo_sets, scenes, args.negatives)
             if args.keep is not None:
-                args.keep.write_text(saved_figures_json(pictures, candidate), encoding="utf-8")
+                networks = {kind: str(path.resolve()) for kind, path in
+                            (("classifier", args.classifier), ("detector", args.detector)) if path is not None}
+                args.keep.write_text(saved_figures_json(pictures, candidate, networks), encoding="utf-8")
         except OSError as error:  # a photo of a set that cannot be read, or a file that cannot be written
             print(f"decide: {error}", file=sys.stderr)
             return 2
