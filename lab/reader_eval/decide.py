@@ -199,6 +199,11 @@ def verdict(shipped: Figures, candidate: Figures) -> list[str]:
     return reading_failures(shipped, candidate) + sure_failures(shipped, candidate)
 
 
+def right_dice(figures: Figures) -> float:
+    """Dice read right on the held-out photos of every set together."""
+    return sum(r["right"] for r in figures.held_out.values())
+
+
 def count(value: float) -> str:
     """A count as printed: a mean over seeds keeps one decimal."""
     return str(int(value)) if float(value).is_integer() else f"{value:.1f}"
@@ -211,7 +216,7 @@ def reading_failures(shipped: Figures, candidate: Figures) -> list[str]:
                      max_count=MAX_DICE_LOST, higher_is_worse=False)
     if drops:
         failed.append("per-die accuracy dropped (points): " + ", ".join(drops))
-    was, now = (sum(r["right"] for r in figures.held_out.values()) for figures in (shipped, candidate))
+    was, now = right_dice(shipped), right_dice(candidate)
     if now < was:
         failed.append(f"right dice on the held-out photos fell from {count(was)} to {count(now)}")
     rises = worsened(shipped, candidate, rate="asked_rate", count="asked", max_rate=MAX_ASKED_RISE,

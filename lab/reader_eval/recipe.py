@@ -25,7 +25,7 @@ import sys
 from pathlib import Path
 from typing import Callable
 
-from lab.reader_eval.decide import Figures, count, load_saved, reading_failures, sure_failures
+from lab.reader_eval.decide import Figures, count, load_saved, reading_failures, right_dice, sure_failures
 
 MIN_SEEDS = 2
 RECIPE_GATES = (
@@ -48,10 +48,6 @@ def mean_figures(seeds: list[Figures]) -> Figures:
         {seed: mean_summaries([s.synthetic[seed] for s in seeds]) for seed in first.synthetic},
         {seed: sum(s.negatives[seed] for s in seeds) / len(seeds) for seed in first.negatives},
         sum(s.median_ms for s in seeds) / len(seeds))
-
-
-def right_dice(figures: Figures) -> float:
-    return sum(r["right"] for r in figures.held_out.values())
 
 
 def photos_asked(figures: Figures) -> float:
