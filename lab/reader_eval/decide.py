@@ -4,6 +4,7 @@
     python -m lab.reader_eval.decide --save BEFORE.json     (then change the reader's code)
     python -m lab.reader_eval.decide --against BEFORE.json  [--classifier ...] [--detector ...]
     python -m lab.reader_eval.decide --against BEFORE.json --detector SEED0.onnx --keep SEED0.json
+    python -m lab.reader_eval.decide --against BEFORE.json --detector A.onnx B.onnx   (averaged)
 
 Reads the same pictures with the shipped networks and with the candidate (a network not
 given is the shipped one) and prints both, side by side:
@@ -286,7 +287,9 @@ def changed_photos(shipped: Figures, candidate: Figures) -> list[str]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m lab.reader_eval.decide", description=__doc__.splitlines()[0])
     parser.add_argument("--classifier", type=Path, help="the candidate die-value network (default: the shipped one)")
-    parser.add_argument("--detector", type=Path, help="the candidate detector (default: the shipped one)")
+    parser.add_argument("--detector", type=Path, nargs="+", metavar="FILE",
+                        help="the candidate detector (default: the shipped one); several files: their networks "
+                             "averaged")
     parser.add_argument("--photos", type=Path, default=DICE_PHOTOS, help="folder of the photo sets")
     parser.add_argument("--negatives", type=int, default=700, help="no-dice pictures of each seed")
     parser.add_argument("--synthetic", type=int, default=200, help="synthetic scenes of each seed")
@@ -321,9 +324,10 @@ def main(argv: list[str] | None = None) -> int:
             return 2
     cv2.setNumThreads(1)
     try:  # a candidate that cannot be read stops the run before anything is measured
-        for path, network in ((args.classifier, classifier.ValueNet), (args.detector, detector.DieDetector)):
-            if path is not None:
-                network(path)
+        if args.classifier is not None:
+            classifier.ValueNet(args.classifier)
+        if args.detector is not None:
+            detector.DieDetector(args.detector)
     except (OSError, ValueError) as error:
         print(f"decide: cannot load the candidate: {error}", file=sys.stderr)
         return 2
@@ -346,12 +350,15 @@ def main(argv: list[str] | None = None) -> int:
             if args.classifier is not None:
                 classifier.use_model(args.classifier)
             if args.detector is not None:
-                detector.use_model(args.detector)
+                detector.use_model(*args.detector)
             print("reading with the candidate ...", file=sys.stderr, flush=True)
             candidate = measure(photo_sets, scenes, args.negatives)
             if args.keep is not None:
-                networks = {kind: str(path.resolve()) for kind, path in
-                            (("classifier", args.classifier), ("detector", args.detector)) if path is not None}
+                networks = {}
+                if args.classifier is not None:
+                    networks["classifier"] = str(args.classifier.resolve())
+                if args.detector is not None:
+                    networks["detector"] = ", ".join(str(path.resolve()) for path in args.detector)
                 args.keep.write_text(saved_figures_json(pictures, candidate, networks), encoding="utf-8")
         except OSError as error:  # a photo of a set that cannot be read, or a file that cannot be written
             print(f"decide: {error}", file=sys.stderr)

@@ -1,7 +1,7 @@
 """Where the reader's time goes: the detector, cutting the windows, the classifier's network.
 
     python -m lab.reader_eval.profile [--manifest FILE] [--split held-out] [--size 640x480]
-                                      [--classifier NEW.onnx] [--detector NEW.onnx]
+                                      [--classifier NEW.onnx] [--detector NEW.onnx ...]
 
 Reads the photos (shrunk or enlarged to --size, as the device's camera gives them) with each
 photo's own dice count, on one OpenCV thread, and prints the CPU milliseconds per photo of the
@@ -84,7 +84,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--split", default=HELD_OUT, help="photos of this split (default: the held-out train photos)")
     parser.add_argument("--size", type=size_argument, default=(640, 480), help="photos are resized to this (WxH)")
     parser.add_argument("--classifier", type=Path, help="read with this die-value network")
-    parser.add_argument("--detector", type=Path, help="detect with this network")
+    parser.add_argument("--detector", type=Path, nargs="+", metavar="FILE",
+                        help="detect with this network (several: their networks averaged)")
     args = parser.parse_args(argv)
     cv2.setNumThreads(1)
     try:
@@ -92,7 +93,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.classifier is not None:
             classifier.use_model(args.classifier)
         if args.detector is not None:
-            detector.use_model(args.detector)
+            detector.use_model(*args.detector)
     except (OSError, ValueError) as error:
         print(f"profile: {error}", file=sys.stderr)
         return 2

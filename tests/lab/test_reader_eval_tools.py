@@ -134,6 +134,14 @@ def test_a_change_of_the_readers_code_is_judged_against_saved_figures(tmp_path: 
     # --keep writes the candidate's figures as --save writes the shipped pair's, for lab.reader_eval.recipe
     (saved_on, saved), (kept_on, kept_figures) = decide.load_saved(before), decide.load_saved(kept)
     assert kept_on == saved_on and kept_figures.photos == saved.photos
+    # a detector of several files averages their networks: the shipped one twice reads as once
+    from vision.reader import detector
+    twice = tmp_path / "twice.json"
+    assert decide.main(pictures + ["--against", str(before), "--detector", str(detector.MODEL_PATH),
+                                   str(detector.MODEL_PATH), "--keep", str(twice)]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == "verdict: passes"
+    assert decide.load_saved(twice)[1].photos == saved.photos
+    assert json.loads(twice.read_text())["networks"]["detector"] == f"{detector.MODEL_PATH}, {detector.MODEL_PATH}"
     # the sure and wrong dice are given out of the sure dice, a rate to weigh a difference of one by
     (held_out_row,) = [line for line in out.splitlines() if line.startswith("held-out scenes")]
     saved = json.loads(before.read_text())["figures"]["held_out"]["scenes"]

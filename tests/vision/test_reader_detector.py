@@ -3,6 +3,7 @@ and it finds the dice of synthetic scenes, touching ones included."""
 
 from __future__ import annotations
 
+import json
 import math
 
 import cv2
@@ -31,6 +32,49 @@ def test_the_model_file_must_be_a_detector_with_its_metadata(tmp_path) -> None:
     (tmp_path / "copy.onnx").write_bytes(b"not a network")
     with pytest.raises(ModelFileError, match="OpenCV cannot load"):
         DieDetector(copy)
+
+
+class FixedNet:
+    """Stands in for one OpenCV network: gives the same maps whatever it is fed."""
+
+    def __init__(self, maps: np.ndarray) -> None:
+        self.maps, self.fed = maps, []
+
+    def setInput(self, blob: np.ndarray) -> None:  # noqa: N802 - OpenCV's name
+        self.fed.append(blob)
+
+    def forward(self) -> np.ndarray:
+        return self.maps[None]
+
+
+def test_several_networks_are_one_detector_whose_maps_are_their_mean(tmp_path) -> None:
+    import shutil
+
+    pair = DieDetector([MODEL_PATH, MODEL_PATH])
+    assert len(pair.metas) == 2 and pair.meta["kind"] == "die detector"
+    rng = np.random.default_rng(3)
+    first, second = rng.normal(size=(2, dn.OUTPUTS, 8, 10)).astype(np.float32)
+    pair._nets = [FixedNet(first), FixedNet(second)]
+    blob = np.zeros((1, 3, 32, 40), np.float32)
+    np.testing.assert_allclose(pair.maps(blob), (first + second) / 2, rtol=1e-6)
+    assert all(len(net.fed) == 1 and net.fed[0] is blob for net in pair._nets)
+    # a die only one network is sure of is decoded from the mean: less sure, or not found
+    first[dn.HEAT], second[dn.HEAT] = -6.0, -6.0
+    first[dn.HEAT, 4, 5], second[dn.HEAT, 4, 5] = 4.0, -2.0
+    first[dn.LOG_SIZE] = second[dn.LOG_SIZE] = math.log(20 / dn.SIZE_UNIT)
+    (die,) = decode(pair.maps(blob), (1.0, 1.0), 0.4, (32, 40))
+    assert die.score == pytest.approx(1 / (1 + math.exp(-1.0)))
+    second[dn.HEAT, 4, 5] = -6.0
+    assert decode(pair.maps(blob), (1.0, 1.0), 0.4, (32, 40)) == []
+    # networks that read their input or their maps otherwise cannot be averaged
+    other = tmp_path / "other.onnx"
+    shutil.copy(MODEL_PATH, other)
+    meta = json.loads(MODEL_PATH.with_suffix(".json").read_text())
+    other.with_suffix(".json").write_text(json.dumps(dict(meta, stride=8, input_side=416)))
+    with pytest.raises(ModelFileError, match="cannot be averaged: they differ in input_side, stride"):
+        DieDetector([MODEL_PATH, other])
+    with pytest.raises(ModelFileError, match="no die detector file given"):
+        DieDetector([])
 
 
 def test_decode_puts_a_peak_back_in_image_pixels() -> None:

@@ -18,11 +18,16 @@ times the input size. When none is found surely, it is looked at both bigger and
 size (a small picture is enlarged to the input size, and a die filling half of it is then
 bigger than any the network learnt), and the looks' detections are pooled; the bigger look is
 skipped when the first saw nothing like a die at all (a peak under `HINT`).
+
+A detector may be several networks of one geometry (several seeds of one training recipe):
+their raw maps are averaged cell by cell before decoding, so a die one network alone would
+misplace or find surely where nothing is must convince the others too.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -32,10 +37,13 @@ import numpy as np
 from vision.reader.model_file import ModelFileError, load_network
 
 MODEL_PATH = Path(__file__).with_name("die_detector.onnx")
+MODEL_PATHS: tuple[Path, ...] = (MODEL_PATH,)  # the shipped detector's networks, averaged
 KIND = "die detector"
 OUTPUTS = 7
 HEAT, OFFSET_X, OFFSET_Y, LOG_SIZE, COS4, SIN4, COCKED = range(OUTPUTS)
 OUTPUT_NAMES = ("centre", "offset x", "offset y", "log size", "cos 4a", "sin 4a", "cocked")
+# what the networks averaged into one detector must agree on: how their input is made and their maps read
+GEOMETRY = ("align", "fill", "input_scale", "input_side", "outputs", "size_unit", "stride")
 STRIDE = 4  # input pixels per output cell
 ALIGN = 32  # input sides must be multiples of this (the coarsest stage's stride)
 SIZE_UNIT = 16.0
@@ -86,12 +94,23 @@ def sigmoid(x: np.ndarray) -> np.ndarray:
 
 
 class DieDetector:
-    """The trained detector of an ONNX file and its metadata, loaded once; run by OpenCV's dnn."""
+    """The trained detector of one ONNX file and its metadata, or of several whose raw maps are
+    averaged (see the module docstring), loaded once; run by OpenCV's dnn."""
 
-    def __init__(self, path: Path = MODEL_PATH) -> None:
-        self._net, self.meta = load_network(path, KIND)
-        if tuple(self.meta.get("outputs", ())) != OUTPUT_NAMES:
-            raise ModelFileError(f"{path}: its outputs are {self.meta.get('outputs')}, the code reads {OUTPUT_NAMES}")
+    def __init__(self, paths: Path | Sequence[Path] = MODEL_PATHS) -> None:
+        paths = (paths,) if isinstance(paths, Path) else tuple(paths)
+        if not paths:
+            raise ModelFileError(f"no {KIND} file given")
+        loaded = [load_network(path, KIND) for path in paths]
+        for path, (_, meta) in zip(paths, loaded):
+            if tuple(meta.get("outputs", ())) != OUTPUT_NAMES:
+                raise ModelFileError(f"{path}: its outputs are {meta.get('outputs')}, the code reads {OUTPUT_NAMES}")
+            differ = [key for key in GEOMETRY if meta.get(key) != loaded[0][1].get(key)]
+            if differ:
+                raise ModelFileError(f"{path} and {paths[0]} cannot be averaged: they differ in {', '.join(differ)}")
+        self._nets = [net for net, _ in loaded]
+        self.metas = [meta for _, meta in loaded]
+        self.meta = self.metas[0]
 
     def input_for(self, image_bgr: np.ndarray, side: int = INPUT_SIDE) -> tuple[np.ndarray, tuple[float, float]]:
         """The 1 x 3 x H x W network input for an image whose longer side becomes `side`,
@@ -107,9 +126,13 @@ class DieDetector:
         return blob, (sw / w, sh / h)
 
     def maps(self, blob: np.ndarray) -> np.ndarray:
-        """OUTPUTS x h x w raw maps for a network input."""
-        self._net.setInput(blob)
-        return self._net.forward()[0]
+        """OUTPUTS x h x w raw maps for a network input, the networks' mean."""
+        total = None
+        for net in self._nets:
+            net.setInput(blob)
+            maps = net.forward()[0]
+            total = maps if total is None else total + maps
+        return total / len(self._nets) if len(self._nets) > 1 else total
 
     def detect_at(self, image_bgr: np.ndarray, side: int, threshold: float = THRESHOLD) -> list[Detection]:
         """Detections with the image's longer side at `side` pixels at the network input."""
@@ -190,10 +213,11 @@ def detector() -> DieDetector:
     return _detector
 
 
-def use_model(path: Path) -> None:
-    """Detect with the model file at `path` from now on (to compare trained models)."""
+def use_model(*paths: Path) -> None:
+    """Detect with the networks of the model files `paths`, averaged, from now on (to compare
+    trained models)."""
     global _detector
-    _detector = DieDetector(path)
+    _detector = DieDetector(paths)
 
 
 def detect(image_bgr: np.ndarray, threshold: float = THRESHOLD) -> list[Detection]:
