@@ -143,8 +143,8 @@ def test_any_image_size_is_accepted() -> None:
             assert -0.5 <= d.center[0] < w and -0.5 <= d.center[1] < h
 
 
-def test_model_file_is_small() -> None:
-    assert MODEL_PATH.stat().st_size < 1_000_000
+def test_model_files_are_small() -> None:
+    assert all(path.stat().st_size < 1_000_000 for path in dn.MODEL_PATHS)
 
 
 def test_small_dice_from_a_high_camera_are_found() -> None:
