@@ -127,12 +127,11 @@ class DieDetector:
 
     def maps(self, blob: np.ndarray) -> np.ndarray:
         """OUTPUTS x h x w raw maps for a network input, the networks' mean."""
-        total = None
+        outputs = []
         for net in self._nets:
             net.setInput(blob)
-            maps = net.forward()[0]
-            total = maps if total is None else total + maps
-        return total / len(self._nets) if len(self._nets) > 1 else total
+            outputs.append(net.forward()[0])
+        return outputs[0] if len(outputs) == 1 else np.mean(outputs, axis=0, dtype=np.float32)
 
     def detect_at(self, image_bgr: np.ndarray, side: int, threshold: float = THRESHOLD) -> list[Detection]:
         """Detections with the image's longer side at `side` pixels at the network input."""
