@@ -38,6 +38,7 @@ if str(ROOT / "scripts") not in sys.path:
 import photo_sets  # noqa: E402
 from processes import in_processes  # noqa: E402
 from vision.reader import classifier, detector  # noqa: E402
+from vision.reader.detector import MODEL_PATHS, ModelFiles, model_files  # noqa: E402
 from vision.reader.reader import read_dice  # noqa: E402
 from vision.reader.windows import DEFAULT, DIE_WINDOW_SCALES, Geometry, cut_windows, edge_angle, edge_from_box  # noqa: E402
 
@@ -349,8 +350,8 @@ def mined_windows(scene: Scene, rng: np.random.Generator, detections, degrade: f
 
 
 def detected_windows(scene: Scene, rng: np.random.Generator, geometry: Geometry, score: float,
-                     detector: Path) -> tuple[list[np.ndarray], list[int]]:
-    """`mined_windows` at the detections of a scene from `score` by the detector of that file."""
+                     detector: ModelFiles) -> tuple[list[np.ndarray], list[int]]:
+    """`mined_windows` at the detections of a scene from `score` by the detector of those files."""
     found = photo_sets.detector_at(detector).detect(scene.image(), score)
     return mined_windows(scene, rng, found, geometry=geometry)
 
@@ -387,8 +388,8 @@ def scene_windows(scenes: list[Scene], passes: int, seed: int, geometry: Geometr
 
 
 def detector_windows(scenes: list[Scene], seed: int, geometry: Geometry, score: float,
-                     workers: int = 1, detector: Path = photo_sets.MODEL_PATH) -> tuple[np.ndarray, np.ndarray]:
-    """Windows at the detections of every scene by the detector of that file (`mined_windows`),
+                     workers: int = 1, detector: ModelFiles = MODEL_PATHS) -> tuple[np.ndarray, np.ndarray]:
+    """Windows at the detections of every scene by the detector of those files (`mined_windows`),
     scene i drawing from generator [seed, i], in `workers` processes."""
     options = {"score": score, "detector": detector}
     jobs = [(detected_windows, scenes[first:first + CHUNK], (seed,), first, geometry, options)
@@ -407,7 +408,7 @@ def label_under(x: float, y: float, dice: list[Die]) -> int:
 
 
 def read_windows_chunk(scenes: list[Scene], seed: int, first: int, geometry: Geometry, scales: tuple[float, ...],
-                       detector_path: Path, classifier_path: Path) -> tuple[list[np.ndarray], list[int]]:
+                       detector_files: ModelFiles, classifier_path: Path) -> tuple[list[np.ndarray], list[int]]:
     """Windows wherever the reader, with the networks of those files, reports a die: at `scales`
     times its size (the looks that decide whether a die is there), WINDOWS_PER_LOOK times each,
     a little off its box (`READER_JITTER`), scene i drawing from generator [seed, i]. Each is
@@ -415,7 +416,7 @@ def read_windows_chunk(scenes: list[Scene], seed: int, first: int, geometry: Geo
     none (every die found in a scene that holds none); dice on a label not trained on
     (IGNORE) are left out."""
     cv2.setNumThreads(1)
-    detector.use_model(detector_path)
+    detector.use_model(*model_files(detector_files))
     classifier.use_model(classifier_path)
     windows: list[np.ndarray] = []
     classes: list[int] = []
@@ -435,8 +436,9 @@ def read_windows_chunk(scenes: list[Scene], seed: int, first: int, geometry: Geo
 
 
 def reader_find_windows(scenes: list[Scene], seed: int, geometry: Geometry, scales: tuple[float, ...],
-                        detector_path: Path, classifier_path: Path, workers: int = 1) -> tuple[np.ndarray, np.ndarray]:
+                        detector_files: ModelFiles, classifier_path: Path,
+                        workers: int = 1) -> tuple[np.ndarray, np.ndarray]:
     """`read_windows_chunk` of every scene, in `workers` processes."""
-    jobs = [(scenes[first:first + CHUNK], seed, first, geometry, scales, detector_path, classifier_path)
+    jobs = [(scenes[first:first + CHUNK], seed, first, geometry, scales, detector_files, classifier_path)
             for first in range(0, len(scenes), CHUNK)]
     return stacked(in_processes(read_windows_chunk, jobs, workers), geometry.window_px)

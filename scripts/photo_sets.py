@@ -7,10 +7,10 @@ Each set's SOURCE.md says what its boxes mean, and the dice are read accordingly
     side for the face's extent. rune55's low side views label the face turned to the camera,
     which is then the face the reader should read;
   * tomitomi: the box is the whole 128x128 crop and the face covers about its central 35 to
-    50%. The face is found by a detector (the one shipped in the repository unless another
-    file is given), looking at the crop as it is; a crop where it finds no die-sized face near
+    50%. The face is found by a detector (the one shipped in the repository unless other
+    files are given), looking at the crop as it is; a crop where it finds no die-sized face near
     the centre is left out. The faces found are cached beside the training data, keyed by the
-    detector file and the way it looks (`faces_hash`).
+    detector's files and the way it looks (`faces_hash`).
 Labels are read with the reviewed fixes of `lab.reader_eval.label_fixes`.
 A train photo of a test photo's camera shot (`lab.reader_eval.shots`), scene (the same dice
 lying the same way, an augmented copy) or throw (the same dice seen again from another side,
@@ -41,7 +41,7 @@ from lab.reader_eval import label_fixes  # noqa: E402
 from lab.reader_eval.label_fixes import fixed_row  # noqa: E402
 from lab.reader_eval.scenes import scene_copies  # noqa: E402
 from lab.reader_eval.shots import camera_shot, shots_in_tests  # noqa: E402
-from vision.reader.detector import MODEL_PATH, DieDetector  # noqa: E402
+from vision.reader.detector import MODEL_PATHS, DieDetector, ModelFiles, model_files  # noqa: E402
 
 DICE_PHOTOS = ROOT.parent / "shared" / "data" / "dice-photos"
 WHOLE_CROP_SETS = ("tomitomi",)  # boxes are the whole image, not the die
@@ -110,15 +110,20 @@ def boxed_photos(root: Path, name: str, split: str) -> list[Photo]:
     return photos
 
 
-def detector_hash(model: Path = MODEL_PATH) -> str:
-    """A short hash of a detector file: what its detections and the faces it found depend on."""
-    return hashlib.sha1(model.read_bytes()).hexdigest()[:12]
+def detector_bytes(model: ModelFiles) -> bytes:
+    """The bytes of a detector's files, in order (of a one-network detector, its file's)."""
+    return b"".join(path.read_bytes() for path in model_files(model))
 
 
-def faces_hash(model: Path = MODEL_PATH) -> str:
-    """A short hash of what the faces found in whole-crop photos depend on: the detector file
+def detector_hash(model: ModelFiles = MODEL_PATHS) -> str:
+    """A short hash of a detector's files: what its detections and the faces it found depend on."""
+    return hashlib.sha1(detector_bytes(model)).hexdigest()[:12]
+
+
+def faces_hash(model: ModelFiles = MODEL_PATHS) -> str:
+    """A short hash of what the faces found in whole-crop photos depend on: the detector's files
     and the way it looks at a crop (`FACES_BY`)."""
-    return hashlib.sha1(model.read_bytes() + FACES_BY.encode()).hexdigest()[:12]
+    return hashlib.sha1(detector_bytes(model) + FACES_BY.encode()).hexdigest()[:12]
 
 
 def label_fixes_hash() -> str:
@@ -127,14 +132,19 @@ def label_fixes_hash() -> str:
     return hashlib.sha1(label_fixes.FINGERPRINT.encode()).hexdigest()[:12]
 
 
+def detector_at(model: ModelFiles) -> DieDetector:
+    """The detector of those model files, loaded once per process."""
+    return loaded_detector(model_files(model))
+
+
 @functools.lru_cache(maxsize=2)
-def detector_at(model: Path) -> DieDetector:
-    """The detector of a model file, loaded once per process."""
+def loaded_detector(model: tuple[Path, ...]) -> DieDetector:
+    """`detector_at`'s cache, keyed by the tuple of files."""
     return DieDetector(model)
 
 
-def found_face(image: np.ndarray, model: Path = MODEL_PATH) -> tuple[float, float, float, float] | None:
-    """(x, y, edge, angle) of the die face the detector of `model` sees near a crop's centre."""
+def found_face(image: np.ndarray, model: ModelFiles = MODEL_PATHS) -> tuple[float, float, float, float] | None:
+    """(x, y, edge, angle) of the die face the detector of `model`'s files sees near a crop's centre."""
     h, w = image.shape[:2]
     side = max(h, w)
     centre = ((w - 1) / 2, (h - 1) / 2)
@@ -147,9 +157,10 @@ def found_face(image: np.ndarray, model: Path = MODEL_PATH) -> tuple[float, floa
     return best.center[0], best.center[1], best.size, best.angle
 
 
-def whole_crop_photos(root: Path, name: str, split: str, cache: Path, detector: Path = MODEL_PATH) -> list[Photo]:
+def whole_crop_photos(root: Path, name: str, split: str, cache: Path,
+                      detector: ModelFiles = MODEL_PATHS) -> list[Photo]:
     """Photos of a set whose box is the whole crop, with the die's face found by the detector
-    of that file (module doc)."""
+    of those files (module doc)."""
     path = cache / f"faces-{name}-{split}-{faces_hash(detector)}.json"
     faces: dict[str, list[float] | None] = json.loads(path.read_text()) if path.exists() else {}
     rows = manifest_rows(root, name, split)
@@ -174,9 +185,9 @@ def whole_crop_photos(root: Path, name: str, split: str, cache: Path, detector: 
 
 
 def training_photos(cache: Path, root: Path = DICE_PHOTOS, split: str = "train",
-                    names: list[str] | None = None, detector: Path = MODEL_PATH) -> list[Photo]:
+                    names: list[str] | None = None, detector: ModelFiles = MODEL_PATHS) -> list[Photo]:
     """Every photo of `split` of every set under root but those of a test photo's shot, scene or throw
-    (see the module doc); whole-crop faces found by the detector of that file."""
+    (see the module doc); whole-crop faces found by the detector of those files."""
     photos = []
     for name in names or set_names(root):
         if name in WHOLE_CROP_SETS:

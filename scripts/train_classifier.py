@@ -5,8 +5,8 @@
     .venv/bin/python scripts/train_classifier.py       # the shipped model: the defaults
 
 Run it after `scripts/train_detector.py`: the windows it mines are where the shipped detector
-looks (or the detector file given by `--detector`, to train for a candidate detector before it
-is shipped; it also finds tomitomi's faces). Options: [--detector FILE] [--synthetic 3000]
+looks (or the detector files given by `--detector`, to train for a candidate detector before it
+is shipped; it also finds tomitomi's faces). Options: [--detector FILE...] [--synthetic 3000]
 [--marbled 2000] [--smoky 600] [--game 1500] [--steep 0] [--negatives 900] [--mine 1] [--widths 24,48,96]
 [--hidden 128] [--convs 1] [--window 48] [--die 36] [--epochs 20] [--per-epoch 100000]
 [--hard 0] [--hard-photo-share 0] [--hard-camouflaged 0] [--hard-epochs 3] [--hard-share 0.05]
@@ -89,6 +89,7 @@ from checkpoints import checkpoint_path, close_leg, legs_with_new_one, trained_l
 import photo_sets  # noqa: E402
 from lab.synth.clutter import NEGATIVE_KINDS  # noqa: E402
 from vision.reader import classifier, detector  # noqa: E402
+from vision.reader.detector import ModelFiles  # noqa: E402
 from vision.reader.model_file import write_metadata  # noqa: E402
 from vision.reader.reader import LOOKS_FOR_A_DIE, SCALE_LOOKS  # noqa: E402
 from vision.reader.windows import CHANNELS, Geometry, window_channels  # noqa: E402
@@ -587,9 +588,9 @@ def report(name: str, probabilities: np.ndarray, y: np.ndarray) -> dict:
     return figures
 
 
-def photo_windows_key(detector: Path) -> str:
+def photo_windows_key(detector: ModelFiles) -> str:
     """What the photos' windows depend on besides the photos and the options: the detector
-    and the way it finds tomitomi's faces (`faces_hash`, which covers the detector file, where
+    and the way it finds tomitomi's faces (`faces_hash`, which covers the detector's files, where
     the mined windows are cut too) and the reviewed label fixes (a die's class)."""
     return f"|faces {photo_sets.faces_hash(detector)}|label fixes {photo_sets.label_fixes_hash()}"
 
@@ -602,8 +603,8 @@ def run_checkpoint(work: Path, windows_key: str, net_seed: int, args: argparse.N
         "hidden": args.hidden, "epochs": args.epochs, "per_epoch": args.per_epoch, "real_share": args.real_share})
 
 
-def main(argv: list[str] | None = None) -> int:
-    global GEOMETRY, CONV_WIDTHS, HIDDEN, CONVS_PER_STAGE
+def option_parser() -> argparse.ArgumentParser:
+    """The command line's options."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--photos", type=Path, default=photo_sets.DICE_PHOTOS, help="folder of the photo sets")
     parser.add_argument("--synthetic", type=int, default=3000, help="scenes drawn from wide options")
@@ -617,9 +618,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--hidden", type=int, default=HIDDEN, help="units of the dense layer")
     parser.add_argument("--convs", type=int, default=CONVS_PER_STAGE, choices=(1, 2),
                         help="3x3 convolutions per stage before its max-pool")
-    parser.add_argument("--detector", type=Path, default=detector.MODEL_PATH,
-                        help="the detector file whose detections are mined and which finds tomitomi's faces "
-                             "(default: the shipped one)")
+    parser.add_argument("--detector", type=Path, nargs="+", default=list(detector.MODEL_PATHS), metavar="FILE",
+                        help="the detector whose detections are mined and which finds tomitomi's faces "
+                             "(default: the shipped one; several files: their networks averaged)")
     parser.add_argument("--mine", type=int, default=1, choices=(0, 1),
                         help="1: add windows at the detector's detections of the fitting scenes")
     parser.add_argument("--epochs", type=int, default=20)
@@ -654,6 +655,12 @@ def main(argv: list[str] | None = None) -> int:
                         help="only render the synthetic scenes into --work (they need no detector)")
     parser.add_argument("--prepare-only", action="store_true",
                         help="only render the scenes and cut the windows into --work, to train later")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    global GEOMETRY, CONV_WIDTHS, HIDDEN, CONVS_PER_STAGE
+    parser = option_parser()
     args = parser.parse_args(argv)
 
     import torch

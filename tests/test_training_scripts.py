@@ -157,10 +157,32 @@ def with_another_label_fix(make):
 
 def test_the_classifier_cuts_the_photos_windows_again_when_a_label_fix_changes(tmp_path: Path) -> None:
     train_classifier = scripts_module("train_classifier")
-    detector = scripts_module("photo_sets").MODEL_PATH
+    detector = scripts_module("photo_sets").MODEL_PATHS
     plain = train_classifier.photo_windows_key(detector)
     assert train_classifier.photo_windows_key(detector) == plain
     assert with_another_label_fix(lambda: train_classifier.photo_windows_key(detector)) != plain
+
+
+def test_windows_and_faces_are_keyed_by_every_file_of_the_detector_that_found_them(tmp_path: Path) -> None:
+    import hashlib
+
+    photo_sets = scripts_module("photo_sets")
+    (one,) = photo_sets.model_files(photo_sets.MODEL_PATHS[0])
+    other = tmp_path / "other.onnx"
+    other.write_bytes(one.read_bytes() + b"another network")
+    # one file keys as it did before a detector could be several (caches made then stay valid)
+    assert photo_sets.detector_hash(one) == hashlib.sha1(one.read_bytes()).hexdigest()[:12]
+    assert photo_sets.detector_hash([one]) == photo_sets.detector_hash(one)
+    pair = photo_sets.detector_hash([one, other])
+    assert pair not in {photo_sets.detector_hash(one), photo_sets.detector_hash(other)}
+    assert photo_sets.faces_hash([one, other]) != photo_sets.faces_hash(one)
+
+
+def test_the_classifier_may_learn_where_a_detector_of_several_networks_looks() -> None:
+    train_classifier = scripts_module("train_classifier")
+    options = train_classifier.option_parser()
+    assert options.parse_args([]).detector == list(scripts_module("photo_sets").MODEL_PATHS)
+    assert options.parse_args(["--detector", "a.onnx", "b.onnx"]).detector == [Path("a.onnx"), Path("b.onnx")]
 
 
 @pytest.mark.parametrize("script", ["train_classifier.py", "train_detector.py"])

@@ -38,6 +38,7 @@ from vision.reader.model_file import ModelFileError, load_network
 
 MODEL_PATH = Path(__file__).with_name("die_detector.onnx")
 MODEL_PATHS: tuple[Path, ...] = (MODEL_PATH,)  # the shipped detector's networks, averaged
+ModelFiles = Path | Sequence[Path]  # one network's file, or several to average
 KIND = "die detector"
 OUTPUTS = 7
 HEAT, OFFSET_X, OFFSET_Y, LOG_SIZE, COS4, SIN4, COCKED = range(OUTPUTS)
@@ -93,12 +94,17 @@ def sigmoid(x: np.ndarray) -> np.ndarray:
     return 1.0 / (1.0 + np.exp(-x))
 
 
+def model_files(paths: ModelFiles) -> tuple[Path, ...]:
+    """One model file or several, as a tuple."""
+    return (paths,) if isinstance(paths, Path) else tuple(paths)
+
+
 class DieDetector:
     """The trained detector of one ONNX file and its metadata, or of several whose raw maps are
     averaged (see the module docstring), loaded once; run by OpenCV's dnn."""
 
-    def __init__(self, paths: Path | Sequence[Path] = MODEL_PATHS) -> None:
-        paths = (paths,) if isinstance(paths, Path) else tuple(paths)
+    def __init__(self, paths: ModelFiles = MODEL_PATHS) -> None:
+        paths = model_files(paths)
         if not paths:
             raise ModelFileError(f"no {KIND} file given")
         loaded = [load_network(path, KIND) for path in paths]
