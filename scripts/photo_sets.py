@@ -120,6 +120,12 @@ def detector_hash(model: ModelFiles = MODEL_PATHS) -> str:
     return hashlib.sha1(detector_bytes(model)).hexdigest()[:12]
 
 
+def detector_record(model: ModelFiles = MODEL_PATHS) -> str:
+    """The detector's files as a trained network's record names them: each file's
+    `detector_hash`, so that each can be found again (a pair's joint hash names neither)."""
+    return ", ".join(detector_hash(path) for path in model_files(model))
+
+
 def faces_hash(model: ModelFiles = MODEL_PATHS) -> str:
     """A short hash of what the faces found in whole-crop photos depend on: the detector's files
     and the way it looks at a crop (`FACES_BY`)."""

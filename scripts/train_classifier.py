@@ -765,7 +765,7 @@ def main(argv: list[str] | None = None) -> int:
     batch_workers = args.workers if args.workers > 1 else 0
     notes = {"seed": args.seed, "net_seed": net_seed, "photo_sets": set_names, "synthetic": args.synthetic,
              "marbled": args.marbled, "smoky": args.smoky, "game": args.game, "steep": args.steep, "negatives": args.negatives,
-             "mine": args.mine, "detector": photo_sets.detector_hash(args.detector),
+             "mine": args.mine, "detector": photo_sets.detector_record(args.detector),
              "widths": list(CONV_WIDTHS), "convs": CONVS_PER_STAGE, "hidden": HIDDEN,
              "per_epoch": args.per_epoch, "real_share": args.real_share,
              "threads": args.threads, "workers": args.workers, "device": args.device, "torch": torch.__version__,

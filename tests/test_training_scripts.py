@@ -176,6 +176,10 @@ def test_windows_and_faces_are_keyed_by_every_file_of_the_detector_that_found_th
     pair = photo_sets.detector_hash([one, other])
     assert pair not in {photo_sets.detector_hash(one), photo_sets.detector_hash(other)}
     assert photo_sets.faces_hash([one, other]) != photo_sets.faces_hash(one)
+    # a trained network's record names each file, one as before
+    assert photo_sets.detector_record(one) == photo_sets.detector_hash(one)
+    each = [photo_sets.detector_hash(path) for path in (one, other)]
+    assert photo_sets.detector_record([one, other]) == ", ".join(each)
 
 
 def test_the_classifier_may_learn_where_a_detector_of_several_networks_looks() -> None:
