@@ -18,7 +18,9 @@ Data (nothing of a `test` split is ever read):
     top (`lab.synth.steep`, the views the classifier's `--steep` adds): only the
     top face is a die, so a side face is something the detector learns not to find; and
     (`--blending N`, seed S + 3) N of dice the colour of their floor (`lab.synth.blending`),
-    where only the pips and the shading tell a die from the floor;
+    where only the pips and the shading tell a die from the floor; and (`--crowded N`, seed
+    S + 4) N of 6 to 15 dice packed close and seen 25 to 50 degrees off vertical, a near die
+    hiding part of the one behind it (`lab.synth.crowded`);
   * pictures with no die at all (`lab.synth.clutter.negative_image` of DETECTOR_NEGATIVE_KINDS:
     text, grids, checkerboards, gradients, noise, wood, or the kinds `--negative-kinds` names,
     headlines among them; seeds [S + 5, i]; the bench's negatives use other seeds).
@@ -81,7 +83,7 @@ DETECTOR_NEGATIVE_KINDS = ("text", "grid", "checkerboard", "gradient", "noise", 
 SPEED_OPTIONS = ("out", "work", "photos", "threads", "workers", "render_workers", "device", "eval_every",
                  "checkpoint_every", "render_only")
 # scenes added on request: a run without them keeps the checkpoint it had before they existed
-ADDED_SCENES = ("steep", "blending")
+ADDED_SCENES = ("steep", "blending", "crowded")
 
 
 @dataclass(frozen=True)
@@ -155,7 +157,14 @@ def blending_scene(rng: np.random.Generator):
     return blending_spec(rng) or training_scene(rng)
 
 
-SCENE_MAKERS = {"varied": training_scene, "steep": steep_scene, "blending": blending_scene}
+def crowded_scene(rng: np.random.Generator):
+    """Many dice packed close and seen obliquely (`lab.synth.crowded`), or a varied scene where none fitted."""
+    from lab.synth.crowded import crowded_spec
+
+    return crowded_spec(rng) or training_scene(rng)
+
+
+SCENE_MAKERS = {"varied": training_scene, "steep": steep_scene, "blending": blending_scene, "crowded": crowded_scene}
 
 
 def through_opening(rng: np.random.Generator, image: np.ndarray, boxes: list[tuple[float, float, float, float]]) -> None:
@@ -637,7 +646,7 @@ def evaluate(model_path: Path, samples: list[Sample], thresholds=(0.3, 0.4, 0.5)
 
 def run_checkpoint(args: argparse.Namespace, fit_photos: list[photo_sets.Photo]) -> Path:
     """The checkpoint of a run with these options on these photos (`checkpoints`)."""
-    # a run without steep or blending scenes keeps the checkpoint it had before there were any
+    # a run without steep, blending or crowded scenes keeps the checkpoint it had before there were any
     return checkpoint_path(args.work, "checkpoint", {
         "options": {k: v for k, v in vars(args).items()
                     if k not in SPEED_OPTIONS and k != "negative_kinds" and not (k in ADDED_SCENES and not v)},
@@ -655,6 +664,7 @@ def parse_options(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--synthetic", type=int, default=4000, help="synthetic training scenes")
     parser.add_argument("--steep", type=int, default=0, help="more scenes, big dice seen close and low")
     parser.add_argument("--blending", type=int, default=0, help="more scenes, dice the colour of their floor")
+    parser.add_argument("--crowded", type=int, default=0, help="more scenes, many dice packed close, seen obliquely")
     parser.add_argument("--negatives", type=int, default=600, help="pictures with no die")
     parser.add_argument("--negative-kinds", default=",".join(DETECTOR_NEGATIVE_KINDS),
                         help=f"their kinds, comma-separated, of {', '.join(NEGATIVE_KINDS)}")
@@ -705,6 +715,7 @@ def main() -> int:
     val_cache = args.work / f"synth-{args.synth_seed + 1}"
     steep_cache = args.work / f"steep-{args.synth_seed + 2}"
     blending_cache = args.work / f"blending-{args.synth_seed + 3}"
+    crowded_cache = args.work / f"crowded-{args.synth_seed + 4}"
     started = time.time()
     render_synthetic(train_cache, args.synthetic, args.synth_seed, args.render_workers)
     render_synthetic(val_cache, args.val_synthetic, args.synth_seed + 1, args.render_workers)
@@ -712,6 +723,8 @@ def main() -> int:
         render_synthetic(steep_cache, args.steep, args.synth_seed + 2, args.render_workers, kind="steep")
     if args.blending:
         render_synthetic(blending_cache, args.blending, args.synth_seed + 3, args.render_workers, kind="blending")
+    if args.crowded:
+        render_synthetic(crowded_cache, args.crowded, args.synth_seed + 4, args.render_workers, kind="crowded")
     print(f"scenes ready ({time.time() - started:.0f} s)", flush=True)
     if args.render_only:
         return 0
@@ -730,7 +743,7 @@ def main() -> int:
     for photo in held_photos:
         real_val.setdefault(photo.set_name, []).append(photo_sample(photo))
     synth_train = (load_synthetic(train_cache, args.synthetic) + load_synthetic(steep_cache, args.steep)
-                   + load_synthetic(blending_cache, args.blending))
+                   + load_synthetic(blending_cache, args.blending) + load_synthetic(crowded_cache, args.crowded))
     synth_val = load_synthetic(val_cache, args.val_synthetic)
     negatives = negative_pictures(args.negatives, args.synth_seed + 5, args.negative_kinds)
     print("data: " + ", ".join(f"{k} {len(v)} photos (+{len(real_val.get(k, []))} held out)" for k, v in
@@ -788,7 +801,7 @@ def main() -> int:
                 print(f"  held-out {name}:", fmt(evaluate(work_model, samples)), flush=True)
     minutes = (time.time() - train_started) / 60
     notes = {"steps": args.steps, "batch": args.batch, "lr": args.lr, "seed": args.seed,
-             "synthetic": args.synthetic, "steep": args.steep, "blending": args.blending, "synth_seed": args.synth_seed,
+             "synthetic": args.synthetic, "steep": args.steep, "blending": args.blending, "crowded": args.crowded, "synth_seed": args.synth_seed,
              "negatives": args.negatives, "negative_kinds": list(args.negative_kinds),
              "real_share": args.real_share, "negative_share": args.negative_share, "set_weights": SET_WEIGHTS,
              "photo_sets": sorted(real_train), "threads": args.threads, "workers": args.workers,

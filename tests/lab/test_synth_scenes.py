@@ -244,6 +244,21 @@ def test_steep_scenes_show_side_faces_as_big_as_the_top() -> None:
         assert (face_map == FACE_SIDE).sum() >= 0.8 * (face_map < len(spec.dice)).sum()
 
 
+def test_crowded_scenes_pack_many_dice_seen_obliquely_some_hiding_others() -> None:
+    from lab.synth.crowded import CROWDED_DICE, CROWDED_TILT_DEG, crowded_spec
+
+    partly_hidden = 0
+    for i in range(4):
+        spec = crowded_spec(np.random.default_rng([6, i]))
+        assert CROWDED_TILT_DEG[0] <= spec.camera.tilt_deg <= CROWDED_TILT_DEG[1]
+        assert CROWDED_DICE[0] <= len(spec.dice) <= CROWDED_DICE[1]
+        labels = render(spec).labels
+        assert len(labels) == len(spec.dice)
+        partly_hidden += sum(label.visible < 0.98 for label in labels)
+    # seen from the side, packed dice hide parts of the ones behind them
+    assert partly_hidden >= 2
+
+
 def test_blending_scenes_lay_dice_of_one_colour_on_a_floor_of_nearly_that_colour() -> None:
     from lab.synth.blending import BLENDING_LIGHTNESS, blending_spec
     from lab.synth.looks import pip_lightness_contrast
