@@ -47,6 +47,7 @@ workers set the pace.
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import math
 import os
@@ -143,28 +144,15 @@ def training_scene(rng: np.random.Generator):
     return synth.random_scene(rng)
 
 
-def steep_scene(rng: np.random.Generator):
-    """A close, low view of big dice (`lab.synth.steep`), or a varied scene where none fitted."""
-    from lab.synth.steep import steep_spec
-
-    return steep_spec(rng) or training_scene(rng)
-
-
-def blending_scene(rng: np.random.Generator):
-    """Dice the colour of their floor (`lab.synth.blending`), or a varied scene where none fitted."""
-    from lab.synth.blending import blending_spec
-
-    return blending_spec(rng) or training_scene(rng)
-
-
-def crowded_scene(rng: np.random.Generator):
-    """Many dice packed close and seen obliquely (`lab.synth.crowded`), or a varied scene where none fitted."""
-    from lab.synth.crowded import crowded_spec
-
-    return crowded_spec(rng) or training_scene(rng)
-
-
-SCENE_MAKERS = {"varied": training_scene, "steep": steep_scene, "blending": blending_scene, "crowded": crowded_scene}
+def scene_of_kind(kind: str, rng: np.random.Generator):
+    """A scene of `kind`: "varied" (`training_scene`), or one of ADDED_SCENES, made by
+    `lab.synth.<kind>.<kind>_spec` (a varied scene where none of that kind fitted)."""
+    if kind == "varied":
+        return training_scene(rng)
+    if kind not in ADDED_SCENES:
+        raise ValueError(f"no scenes of kind {kind!r}: varied, {', '.join(ADDED_SCENES)}")
+    spec = getattr(importlib.import_module(f"lab.synth.{kind}"), f"{kind}_spec")
+    return spec(rng) or training_scene(rng)
 
 
 def through_opening(rng: np.random.Generator, image: np.ndarray, boxes: list[tuple[float, float, float, float]]) -> None:
@@ -186,13 +174,13 @@ def through_opening(rng: np.random.Generator, image: np.ndarray, boxes: list[tup
 
 
 def render_scene(cache: Path, seed: int, i: int, kind: str = "varied") -> None:
-    """Render scene i of `seed` (a SCENE_MAKERS kind) into cache as NNNNNN.png and its labels
+    """Render scene i of `seed` ("varied" or one of ADDED_SCENES) into cache as NNNNNN.png and its labels
     as NNNNNN.json."""
     from lab import synth
     from lab.synth.clutter import clutter_strip
 
     rng = np.random.default_rng([seed, i])
-    rendered = synth.render(SCENE_MAKERS[kind](rng))
+    rendered = synth.render(scene_of_kind(kind, rng))
     image = rendered.image.copy()
     boxes = [tuple(float(v) for v in l.box) for l in rendered.labels]
     if rng.random() < 0.1:
@@ -228,7 +216,7 @@ def render_share(cache: Path, count: int, seed: int, share: int, shares: int, ki
 
 
 def render_synthetic(cache: Path, count: int, seed: int, workers: int = 1, kind: str = "varied") -> None:
-    """Render scenes 0..count-1 of `seed` (a SCENE_MAKERS kind) into cache (skips those already
+    """Render scenes 0..count-1 of `seed` ("varied" or one of ADDED_SCENES) into cache (skips those already
     there), in `workers` processes. Each scene has its own generator, so the scenes are the
     same for any count of workers."""
     cache.mkdir(parents=True, exist_ok=True)

@@ -10,7 +10,7 @@ import dataclasses
 import numpy as np
 
 from .looks import choice, random_die_look
-from .random_scene import random_scene
+from .random_scene import first_that_fits, random_scene
 from .spec import BackgroundSpec, SceneSpec
 
 BLENDING_LIGHTNESS = (0.75, 1.25)  # the floor's colour: the dice' times this
@@ -28,23 +28,22 @@ def blending_spec(rng: np.random.Generator) -> SceneSpec | None:
     width, height = [(640, 480), (640, 640)][int(rng.integers(2))]
     look = random_die_look(rng, ("opaque",))
     body, pip = look["body_bgr"], look["pip_bgr"]
-    for _ in range(20):
+
+    def draw() -> SceneSpec | None:
         n = int(rng.integers(1, 9))
         lo = float(rng.uniform(20, 110))
         hi = float(min(160.0, lo * rng.uniform(1.0, 1.5)))
         if n * hi * hi > 0.3 * width * height:
-            continue
-        try:
-            scene = random_scene(
-                rng, n_dice=n, width=width, height=height, size_range=(lo, hi),
-                max_tilt_deg=float(rng.choice([0.0, 15.0, 30.0])), tray_prob=0.2, occluder_prob=0.15,
-                touch_prob=float(rng.uniform(0.2, 0.9)), styles=("opaque",), matched_set_prob=1.0)
-        except ValueError:
-            continue
+            return None
+        scene = random_scene(
+            rng, n_dice=n, width=width, height=height, size_range=(lo, hi),
+            max_tilt_deg=float(rng.choice([0.0, 15.0, 30.0])), tray_prob=0.2, occluder_prob=0.15,
+            touch_prob=float(rng.uniform(0.2, 0.9)), styles=("opaque",), matched_set_prob=1.0)
         dice = tuple(dataclasses.replace(d, body_bgr=_scaled(body, 1.0, rng, 4), pip_bgr=_scaled(pip, 1.0, rng, 4))
                      for d in scene.dice)
         floor = BackgroundSpec(kind=choice(rng, BLENDING_FLOORS),
                                bgr=_scaled(body, float(rng.uniform(*BLENDING_LIGHTNESS)), rng, 8),
                                texture=float(rng.uniform(0.3, 1.0)), seed=int(rng.integers(2**31)))
         return dataclasses.replace(scene, dice=dice, background=floor)
-    return None
+
+    return first_that_fits(draw)

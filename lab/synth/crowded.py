@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .random_scene import random_scene
+from .random_scene import first_that_fits, random_scene
 from .spec import SceneSpec
 
 CROWDED_TILT_DEG = (25.0, 50.0)  # the camera off vertical
@@ -23,18 +23,17 @@ def crowded_spec(rng: np.random.Generator) -> SceneSpec | None:
     """A SceneSpec of CROWDED_DICE dice most of which touch a neighbour, seen
     CROWDED_TILT_DEG off vertical. None when the dice did not fit."""
     width, height = [(640, 480), (640, 640), (480, 640)][int(rng.integers(3))]
-    for _ in range(20):
+
+    def draw() -> SceneSpec | None:
         n = int(rng.integers(CROWDED_DICE[0], CROWDED_DICE[1] + 1))
         lo = float(rng.uniform(CROWDED_TOP_PX[0], 0.6 * CROWDED_TOP_PX[1])) * width / 640
         hi = float(min(CROWDED_TOP_PX[1] * width / 640, lo * rng.uniform(1.0, 1.6)))
         if n * hi * hi > 0.3 * width * height:
-            continue
-        try:
-            return random_scene(
-                rng, n_dice=n, width=width, height=height, size_range=(lo, hi), touching=True,
-                min_tilt_deg=CROWDED_TILT_DEG[0], max_tilt_deg=CROWDED_TILT_DEG[1], max_view_deg=CROWDED_VIEW_DEG,
-                cocked_prob=0.05, tray_prob=0.2, occluder_prob=0.1, touch_prob=float(rng.uniform(0.6, 0.95)),
-                noise_range=(0.5, 8.0), jpeg_range=(30, 95), blur_prob=0.5)
-        except ValueError:
-            continue
-    return None
+            return None
+        return random_scene(
+            rng, n_dice=n, width=width, height=height, size_range=(lo, hi), touching=True,
+            min_tilt_deg=CROWDED_TILT_DEG[0], max_tilt_deg=CROWDED_TILT_DEG[1], max_view_deg=CROWDED_VIEW_DEG,
+            cocked_prob=0.05, tray_prob=0.2, occluder_prob=0.1, touch_prob=float(rng.uniform(0.6, 0.95)),
+            noise_range=(0.5, 8.0), jpeg_range=(30, 95), blur_prob=0.5)
+
+    return first_that_fits(draw)

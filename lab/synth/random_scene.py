@@ -6,7 +6,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -68,6 +68,20 @@ def random_scene(
         if scene is not None:
             return dataclasses.replace(scene, **overrides)
     raise ValueError(f"could not place {n_dice} dice of {size_range} px in a {width}x{height} image")
+
+
+def first_that_fits(draw: Callable[[], SceneSpec | None], tries: int = 20) -> SceneSpec | None:
+    """The first scene `draw` makes in `tries` calls; a call gives none by returning None (its
+    drawn sizes were too big to try) or when `random_scene` could not place the dice. None when
+    no call gave one."""
+    for _ in range(tries):
+        try:
+            scene = draw()
+        except ValueError:
+            continue
+        if scene is not None:
+            return scene
+    return None
 
 
 @dataclass(frozen=True)
