@@ -3,8 +3,8 @@ camera 25 to 50 degrees off vertical), so a near die hides part of the one behin
 side faces show between the tops, as in photos of a handful of dice taken across a table.
 Only the top face is the die's value; a die mostly hidden by its neighbour is labelled so
 (`visible`). Neither the game scenes nor `random_scene`'s defaults show such views: their
-dice are seen at most 35 degrees off vertical, rarely more than a few of them touching. The
-detector's training script adds them on request (`--crowded N`)."""
+dice, touching or not, are seen at most 35 degrees off vertical, where a near die hides little
+of the one behind. The detector's training script adds them on request (`--crowded N`)."""
 
 from __future__ import annotations
 
