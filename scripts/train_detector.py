@@ -20,7 +20,9 @@ Data (nothing of a `test` split is ever read):
     (`--blending N`, seed S + 3) N of dice the colour of their floor (`lab.synth.blending`),
     where only the pips and the shading tell a die from the floor; and (`--crowded N`, seed
     S + 4) N of 6 to 15 dice packed close and seen 25 to 50 degrees off vertical, a near die
-    hiding part of the one behind it (`lab.synth.crowded`);
+    hiding part of the one behind it (`lab.synth.crowded`). With `--side-weight W` the cells
+    where a scene's side faces show (kept from the renderer's face map) weigh W times as
+    places with no die;
   * pictures with no die at all (`lab.synth.clutter.negative_image` of DETECTOR_NEGATIVE_KINDS:
     text, grids, checkerboards, gradients, noise, wood, or the kinds `--negative-kinds` names,
     headlines among them; seeds [S + 5, i]; the bench's negatives use other seeds).
@@ -114,6 +116,7 @@ class Sample:
     image: np.ndarray
     dice: list[Die]
     real: bool
+    sides: np.ndarray | None = None  # where some die's side face shows (synthetic, when asked for)
 
 
 def training_scene(rng: np.random.Generator):
@@ -174,9 +177,10 @@ def through_opening(rng: np.random.Generator, image: np.ndarray, boxes: list[tup
 
 
 def render_scene(cache: Path, seed: int, i: int, kind: str = "varied") -> None:
-    """Render scene i of `seed` ("varied" or one of ADDED_SCENES) into cache as NNNNNN.png and its labels
-    as NNNNNN.json."""
+    """Render scene i of `seed` ("varied" or one of ADDED_SCENES) into cache as NNNNNN.png, its labels
+    as NNNNNN.json and where side faces show as NNNNNN-sides.png (255 there)."""
     from lab import synth
+    from lab.synth.renderer import FACE_SIDE
     from lab.synth.clutter import clutter_strip
 
     rng = np.random.default_rng([seed, i])
@@ -191,20 +195,25 @@ def render_scene(cache: Path, seed: int, i: int, kind: str = "varied") -> None:
         image = cv2.cvtColor(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
     labels = [{"center": list(l.center), "size": l.size, "angle": l.angle, "box": list(l.box),
                "cocked": bool(l.cocked), "tilt": l.tilt_deg, "visible": l.visible} for l in rendered.labels]
-    tmp = cache / f".{i:06d}.png"
-    cv2.imwrite(str(tmp), image)
-    os.replace(tmp, cache / f"{i:06d}.png")
+    for name, picture in ((f"{i:06d}-sides.png", np.where(rendered.face_map == FACE_SIDE, 255, 0).astype(np.uint8)),
+                          (f"{i:06d}.png", image)):
+        tmp = cache / f".{name}"
+        cv2.imwrite(str(tmp), picture)
+        os.replace(tmp, cache / name)
     (cache / f"{i:06d}.json").write_text(json.dumps(labels))
 
 
-def render_share(cache: Path, count: int, seed: int, share: int, shares: int, kind: str = "varied") -> int:
-    """Render the scenes i < count with i % shares == share that are not in cache yet."""
+def render_share(cache: Path, count: int, seed: int, share: int, shares: int, kind: str = "varied",
+                 sides: bool = False) -> int:
+    """Render the scenes i < count with i % shares == share that are not in cache yet (or, with
+    `sides`, whose side faces are not: caches from before they were kept)."""
     from lab import synth
 
     cv2.setNumThreads(1)
     started, done = time.time(), 0
     for i in range(share, count, shares):
-        if (cache / f"{i:06d}.png").exists() and (cache / f"{i:06d}.json").exists():
+        if (cache / f"{i:06d}.png").exists() and (cache / f"{i:06d}.json").exists() \
+                and (not sides or (cache / f"{i:06d}-sides.png").exists()):
             continue
         render_scene(cache, seed, i, kind)
         done += 1
@@ -215,13 +224,15 @@ def render_share(cache: Path, count: int, seed: int, share: int, shares: int, ki
     return done
 
 
-def render_synthetic(cache: Path, count: int, seed: int, workers: int = 1, kind: str = "varied") -> None:
+def render_synthetic(cache: Path, count: int, seed: int, workers: int = 1, kind: str = "varied",
+                     sides: bool = False) -> None:
     """Render scenes 0..count-1 of `seed` ("varied" or one of ADDED_SCENES) into cache (skips those already
     there), in `workers` processes. Each scene has its own generator, so the scenes are the
     same for any count of workers."""
     cache.mkdir(parents=True, exist_ok=True)
     shares = max(1, workers)
-    in_processes(render_share, [(cache, count, seed, share, shares, kind) for share in range(shares)], workers)
+    in_processes(render_share, [(cache, count, seed, share, shares, kind, sides) for share in range(shares)],
+                 workers)
 
 
 def synthetic_die(label: dict) -> Die:
@@ -232,12 +243,13 @@ def synthetic_die(label: dict) -> Die:
                label["visible"] < 0.5)
 
 
-def load_synthetic(cache: Path, count: int) -> list[Sample]:
+def load_synthetic(cache: Path, count: int, sides: bool = False) -> list[Sample]:
     samples = []
     for i in range(count):
         image = cv2.imread(str(cache / f"{i:06d}.png"), cv2.IMREAD_COLOR)
         labels = json.loads((cache / f"{i:06d}.json").read_text())
-        samples.append(Sample(image, [synthetic_die(l) for l in labels], real=False))
+        side_faces = cv2.imread(str(cache / f"{i:06d}-sides.png"), cv2.IMREAD_GRAYSCALE) if sides else None
+        samples.append(Sample(image, [synthetic_die(l) for l in labels], real=False, sides=side_faces))
     return samples
 
 
@@ -315,8 +327,17 @@ def sigma_cells(size: float) -> float:
     return max(0.6, 0.12 * size / STRIDE)
 
 
-def make_crop(sample: Sample, rng: np.random.Generator, crop: int = CROP):
-    """One augmented crop and its targets: (3 x crop x crop uint8 BGR, targets dict)."""
+def side_face_cells(sides: np.ndarray, full: np.ndarray, crop: int) -> np.ndarray:
+    """Cells of the output grid mostly covered by side faces (`sides`: 255 where a side face of
+    some die shows, in the scene's pixels; `full`: scene pixel -> crop pixel)."""
+    placed = cv2.warpAffine(sides, full[:2], (crop, crop), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT,
+                            borderValue=0)
+    return cv2.resize(placed, (crop // STRIDE, crop // STRIDE), interpolation=cv2.INTER_AREA) > 127
+
+
+def make_crop(sample: Sample, rng: np.random.Generator, crop: int = CROP, side_weight: float = 1.0):
+    """One augmented crop and its targets: (3 x crop x crop uint8 BGR, targets dict). With
+    `side_weight`, a synthetic die's side faces weigh that much more as places with no die."""
     img = sample.image
     h, w = img.shape[:2]
     base = 320.0 / max(h, w)  # the detector's own input scale
@@ -427,6 +448,8 @@ def make_crop(sample: Sample, rng: np.random.Generator, crop: int = CROP):
                     reg_weight[COCKED, i, j] = near
                 elif sample.real:
                     reg_weight[COCKED, i, j] = 0.3 * near  # photo dice lie flat nearly always
+    if side_weight != 1.0 and sample.sides is not None:
+        heat_weight[side_face_cells(sample.sides, full, crop) & (heat < 0.5)] *= side_weight
     return out.transpose(2, 0, 1), {"heat": heat, "heat_weight": heat_weight, "reg": reg, "reg_weight": reg_weight}
 
 
@@ -438,8 +461,10 @@ def crop_stream_class():
         drawn by SET_WEIGHTS), else from a synthetic scene or, with probability
         negative_share, a picture with no die."""
 
-        def __init__(self, real, synthetic, negatives, batch, real_share, negative_share, seed, start, steps):
+        def __init__(self, real, synthetic, negatives, batch, real_share, negative_share, seed, start, steps,
+                     side_weight=1.0):
             self.real, self.synthetic, self.negatives, self.batch = real, synthetic, negatives, batch
+            self.side_weight = side_weight
             self.real_share, self.negative_share = real_share, negative_share
             self.seed, self.start, self.steps = seed, start, steps
             self.sets = sorted(real)
@@ -465,7 +490,7 @@ def crop_stream_class():
             for _ in range(self.start + worker, self.steps, workers):
                 images, targets = [], {"heat": [], "heat_weight": [], "reg": [], "reg_weight": []}
                 for _ in range(self.batch):
-                    crop, t = make_crop(self.pick(rng), rng)
+                    crop, t = make_crop(self.pick(rng), rng, side_weight=self.side_weight)
                     images.append(crop)
                     for k in targets:
                         targets[k].append(t[k])
@@ -634,10 +659,12 @@ def evaluate(model_path: Path, samples: list[Sample], thresholds=(0.3, 0.4, 0.5)
 
 def run_checkpoint(args: argparse.Namespace, fit_photos: list[photo_sets.Photo]) -> Path:
     """The checkpoint of a run with these options on these photos (`checkpoints`)."""
-    # a run without steep, blending or crowded scenes keeps the checkpoint it had before there were any
+    # a run without steep, blending or crowded scenes, its side faces weighed as any place, keeps
+    # the checkpoint it had before those options existed
     return checkpoint_path(args.work, "checkpoint", {
         "options": {k: v for k, v in vars(args).items()
-                    if k not in SPEED_OPTIONS and k != "negative_kinds" and not (k in ADDED_SCENES and not v)},
+                    if k not in SPEED_OPTIONS and k != "negative_kinds" and not (k in ADDED_SCENES and not v)
+                    and not (k == "side_weight" and v == 1.0)},
         "negative kinds": args.negative_kinds, "faces by": photo_sets.faces_hash(),
         "photos": sorted(f"{p.set_name}/{p.path.name}" for p in fit_photos), "label fixes": photo_sets.label_fixes_hash()})
 
@@ -653,6 +680,8 @@ def parse_options(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--steep", type=int, default=0, help="more scenes, big dice seen close and low")
     parser.add_argument("--blending", type=int, default=0, help="more scenes, dice the colour of their floor")
     parser.add_argument("--crowded", type=int, default=0, help="more scenes, many dice packed close, seen obliquely")
+    parser.add_argument("--side-weight", type=float, default=1.0,
+                        help="how much more a synthetic die's side faces weigh as places with no die")
     parser.add_argument("--negatives", type=int, default=600, help="pictures with no die")
     parser.add_argument("--negative-kinds", default=",".join(DETECTOR_NEGATIVE_KINDS),
                         help=f"their kinds, comma-separated, of {', '.join(NEGATIVE_KINDS)}")
@@ -705,14 +734,18 @@ def main() -> int:
     blending_cache = args.work / f"blending-{args.synth_seed + 3}"
     crowded_cache = args.work / f"crowded-{args.synth_seed + 4}"
     started = time.time()
-    render_synthetic(train_cache, args.synthetic, args.synth_seed, args.render_workers)
+    sides = args.side_weight != 1.0
+    render_synthetic(train_cache, args.synthetic, args.synth_seed, args.render_workers, sides=sides)
     render_synthetic(val_cache, args.val_synthetic, args.synth_seed + 1, args.render_workers)
     if args.steep:
-        render_synthetic(steep_cache, args.steep, args.synth_seed + 2, args.render_workers, kind="steep")
+        render_synthetic(steep_cache, args.steep, args.synth_seed + 2, args.render_workers, kind="steep",
+                         sides=sides)
     if args.blending:
-        render_synthetic(blending_cache, args.blending, args.synth_seed + 3, args.render_workers, kind="blending")
+        render_synthetic(blending_cache, args.blending, args.synth_seed + 3, args.render_workers, kind="blending",
+                         sides=sides)
     if args.crowded:
-        render_synthetic(crowded_cache, args.crowded, args.synth_seed + 4, args.render_workers, kind="crowded")
+        render_synthetic(crowded_cache, args.crowded, args.synth_seed + 4, args.render_workers, kind="crowded",
+                         sides=sides)
     print(f"scenes ready ({time.time() - started:.0f} s)", flush=True)
     if args.render_only:
         return 0
@@ -730,8 +763,9 @@ def main() -> int:
     real_val: dict[str, list[Sample]] = {}
     for photo in held_photos:
         real_val.setdefault(photo.set_name, []).append(photo_sample(photo))
-    synth_train = (load_synthetic(train_cache, args.synthetic) + load_synthetic(steep_cache, args.steep)
-                   + load_synthetic(blending_cache, args.blending) + load_synthetic(crowded_cache, args.crowded))
+    synth_train = [sample for cache, count in ((train_cache, args.synthetic), (steep_cache, args.steep),
+                                               (blending_cache, args.blending), (crowded_cache, args.crowded))
+                   for sample in load_synthetic(cache, count, sides)]
     synth_val = load_synthetic(val_cache, args.val_synthetic)
     negatives = negative_pictures(args.negatives, args.synth_seed + 5, args.negative_kinds)
     print("data: " + ", ".join(f"{k} {len(v)} photos (+{len(real_val.get(k, []))} held out)" for k, v in
@@ -758,7 +792,7 @@ def main() -> int:
     train_started = time.time() - spent
     batches = torch.utils.data.DataLoader(
         CropStream(real_train, synth_train, negatives, args.batch, args.real_share, args.negative_share, args.seed,
-                   start, args.steps),
+                   start, args.steps, args.side_weight),
         batch_size=None, num_workers=args.workers, prefetch_factor=4 if args.workers else None)
     # the network as measured along the way, named as its run's checkpoint: runs of other recipes
     # and one seed share the work folder (and its rendered scenes), never this file
@@ -789,7 +823,7 @@ def main() -> int:
                 print(f"  held-out {name}:", fmt(evaluate(work_model, samples)), flush=True)
     minutes = (time.time() - train_started) / 60
     notes = {"steps": args.steps, "batch": args.batch, "lr": args.lr, "seed": args.seed,
-             "synthetic": args.synthetic, "steep": args.steep, "blending": args.blending, "crowded": args.crowded, "synth_seed": args.synth_seed,
+             "synthetic": args.synthetic, "steep": args.steep, "blending": args.blending, "crowded": args.crowded, "side_weight": args.side_weight, "synth_seed": args.synth_seed,
              "negatives": args.negatives, "negative_kinds": list(args.negative_kinds),
              "real_share": args.real_share, "negative_share": args.negative_share, "set_weights": SET_WEIGHTS,
              "photo_sets": sorted(real_train), "threads": args.threads, "workers": args.workers,

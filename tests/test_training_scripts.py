@@ -77,9 +77,64 @@ def test_the_scenes_do_not_depend_on_how_many_processes_render_them(tmp_path: Pa
     train_detector.render_synthetic(tmp_path / "one", 3, 7000, workers=1)
     train_detector.render_synthetic(tmp_path / "two", 3, 7000, workers=2)
     for i in range(3):
-        for suffix in (".png", ".json"):
+        for suffix in (".png", ".json", "-sides.png"):
             name = f"{i:06d}{suffix}"
             assert (tmp_path / "one" / name).read_bytes() == (tmp_path / "two" / name).read_bytes(), name
+
+
+def test_a_scene_cached_before_its_side_faces_were_kept_is_rendered_again_only_when_they_are_asked_for(
+        tmp_path: Path) -> None:
+    sys.path.insert(0, str(SCRIPTS))
+    try:
+        import train_detector
+    finally:
+        sys.path.remove(str(SCRIPTS))
+
+    train_detector.render_synthetic(tmp_path, 2, 7000)
+    kept = (tmp_path / "000001.png").read_bytes()
+    (tmp_path / "000001-sides.png").unlink()
+    train_detector.render_synthetic(tmp_path, 2, 7000)
+    assert not (tmp_path / "000001-sides.png").exists()
+    train_detector.render_synthetic(tmp_path, 2, 7000, sides=True)
+    assert (tmp_path / "000001-sides.png").exists() and (tmp_path / "000001.png").read_bytes() == kept
+
+
+def test_side_faces_weigh_more_as_places_with_no_die_and_nothing_else_changes(tmp_path: Path) -> None:
+    sys.path.insert(0, str(SCRIPTS))
+    try:
+        import cv2
+        import train_detector
+    finally:
+        sys.path.remove(str(SCRIPTS))
+
+    # a die seen obliquely: its top face, and below it a side face as deep as half the top
+    image = np.full((240, 320, 3), 90, np.uint8)
+    cv2.rectangle(image, (140, 100), (179, 139), (230, 230, 230), -1)
+    cv2.rectangle(image, (140, 140), (179, 159), (170, 170, 170), -1)
+    sides = np.zeros((240, 320), np.uint8)
+    sides[140:160, 140:180] = 255
+    die = train_detector.Die((160.0, 120.0), 40.0, 0.0, 40.0, 0.0, False)
+    scene = train_detector.Sample(image, [die], real=False, sides=sides)
+    plain = train_detector.make_crop(scene, np.random.default_rng(3))
+    weighed = train_detector.make_crop(scene, np.random.default_rng(3), side_weight=4.0)
+    assert np.array_equal(plain[0], weighed[0])
+    for key in ("heat", "reg", "reg_weight"):
+        assert np.array_equal(plain[1][key], weighed[1][key]), key
+    changed = weighed[1]["heat_weight"] != plain[1]["heat_weight"]
+    assert changed.any()
+    assert np.all(weighed[1]["heat_weight"][changed] == 4.0 * plain[1]["heat_weight"][changed])
+    assert np.all(plain[1]["heat"][changed] < 0.5)  # never the top face's peak or its near cells
+    # where side faces lie on the output grid (a crop at the scene's own scale, shifted by 8 px)
+    shift = np.array([[1.0, 0.0, -8.0], [0.0, 1.0, -8.0], [0.0, 0.0, 1.0]])
+    cells = train_detector.side_face_cells(sides, shift, 256)
+    rows, cols = np.nonzero(cells)
+    stride = 256 // cells.shape[0]
+    assert (rows.min(), rows.max()) == (132 // stride, 151 // stride)
+    assert (cols.min(), cols.max()) == (132 // stride, 171 // stride)
+    # photos and scenes without side faces are weighed as before
+    photo = train_detector.Sample(image, [die], real=True)
+    assert np.array_equal(train_detector.make_crop(photo, np.random.default_rng(3), side_weight=4.0)[1]["heat_weight"],
+                          train_detector.make_crop(photo, np.random.default_rng(3))[1]["heat_weight"])
 
 
 def test_the_crop_stream_gives_one_batch_a_step_whatever_its_workers(torch) -> None:
@@ -131,15 +186,16 @@ def test_a_detector_run_with_other_training_options_does_not_resume_another_runs
     others = {checkpoint("--steps", "24000"), checkpoint("--lr", "0.001"), checkpoint("--negatives", "900"),
               checkpoint("--seed", "1"), checkpoint("--real-share", "0.6"), checkpoint("--stages", "8,16,24,32"),
               checkpoint("--head", "16"), checkpoint("--steep", "500"), checkpoint("--blending", "500"),
-              checkpoint("--crowded", "500"),
+              checkpoint("--crowded", "500"), checkpoint("--side-weight", "4"),
               checkpoint("--negative-kinds", "text,grid,checkerboard,gradient,noise,wood,headline"),
               train_detector.run_checkpoint(train_detector.parse_options(["--work", str(tmp_path)]), photos[:0])}
-    assert plain not in others and len(others) == 12
-    # a run without steep, blending or crowded scenes, or naming the kinds of no-dice pictures it always had, is the
+    assert plain not in others and len(others) == 13
+    # a run without steep, blending or crowded scenes, weighing side faces as any place, or naming the kinds of no-dice pictures it always had, is the
     # run it was before those options existed
     assert checkpoint("--steep", "0") == plain
     assert checkpoint("--blending", "0") == plain
     assert checkpoint("--crowded", "0") == plain
+    assert checkpoint("--side-weight", "1") == plain
     assert checkpoint("--negative-kinds", "text, grid,checkerboard,gradient,noise,wood") == plain
     # nor does a run on labels that a reviewed fix has since changed
     assert with_another_label_fix(checkpoint) != plain
