@@ -78,6 +78,27 @@ def set_names(root: Path = DICE_PHOTOS) -> list[str]:
     return sorted(p.parent.name for p in root.glob("*/manifest.jsonl"))
 
 
+def missing_training_photos(root: Path = DICE_PHOTOS) -> str:
+    """Why the photo sets under root cannot train a network, or "": no set at all, a folder (or a
+    link) without its manifest, or train photos a manifest lists that are not there. A run
+    started without them would train on fewer cameras and say nothing; a folder copied in part
+    to another machine did so once, and its network was thrown away."""
+    if not root.is_dir():
+        return f"{root}: no such folder of photo sets"
+    entries = sorted(root.iterdir())
+    lacking = [e.name for e in entries if (e.is_dir() or e.is_symlink()) and not (e / "manifest.jsonl").is_file()]
+    if lacking:
+        return f"{root}: no manifest.jsonl in {', '.join(lacking)}"
+    names = set_names(root)
+    if not names:
+        return f"{root}: no photo set (a folder with a manifest.jsonl)"
+    absent = [f"{name}/{row['image']}" for name in names for row in manifest_rows(root, name, "train")
+              if not (root / name / row["image"]).is_file()]
+    if absent:
+        return f"{root}: {len(absent)} train photos its manifests list are missing, {', '.join(absent[:3])} among them"
+    return ""
+
+
 def manifest_rows(root: Path, name: str, split: str) -> list[dict]:
     if split == "test":
         raise ValueError("the reader never trains on a test split")

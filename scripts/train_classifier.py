@@ -670,6 +670,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.device.startswith("cuda") and not (args.render_only or args.prepare_only) \
             and not torch.cuda.is_available():  # asked before the scenes take their minutes
         parser.error(f"--device {args.device}: torch {torch.__version__} sees no GPU here; train with --device cpu")
+    if not args.render_only and (why := photo_sets.missing_training_photos(args.photos)):
+        parser.error(why)  # before the scenes take their minutes
 
     GEOMETRY = Geometry(args.window, args.die)
     CONV_WIDTHS = tuple(int(w) for w in args.widths.split(","))

@@ -725,8 +725,11 @@ def parse_options(argv: list[str] | None = None) -> argparse.Namespace:
     return args
 
 
-def main() -> int:
-    args = parse_options()
+def main(argv: list[str] | None = None) -> int:
+    args = parse_options(argv)
+    if not args.render_only and (why := photo_sets.missing_training_photos(args.photos)):
+        print(f"train_detector: {why}", file=sys.stderr)  # before the scenes take their minutes
+        return 2
 
     train_cache = args.work / f"synth-{args.synth_seed}"
     val_cache = args.work / f"synth-{args.synth_seed + 1}"

@@ -431,6 +431,30 @@ def tiny_photo_set(folder: Path, count: int) -> Path:
     return folder
 
 
+def test_a_network_is_not_trained_on_photo_sets_copied_in_part(torch, tmp_path: Path, capsys) -> None:
+    import train_classifier
+    import train_detector
+
+    photos = tiny_photo_set(tmp_path / "photos", 3)
+    (photos / "elsewhere").symlink_to(tmp_path / "not-copied")  # a set whose folder did not travel
+    detector = ["--work", str(tmp_path / "work"), "--photos", str(photos), "--synthetic", "1", "--val-synthetic", "1"]
+    assert train_detector.main(detector) == 2
+    assert "no manifest.jsonl in elsewhere" in capsys.readouterr().err
+    (photos / "elsewhere").unlink()
+    (photos / "tiny" / "images" / "1.png").unlink()  # a photo of a set that did
+    assert train_detector.main(detector) == 2
+    assert "1 train photos its manifests list are missing, tiny/images/1.png among them" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as stop:
+        train_classifier.main(["--work", str(tmp_path / "work"), "--photos", str(photos), "--synthetic", "1"])
+    assert stop.value.code == 2
+    assert "tiny/images/1.png" in capsys.readouterr().err
+    assert not (tmp_path / "work").exists()  # stopped before rendering a scene
+
+
+def test_the_shared_photo_sets_are_whole(shared_dir: Path) -> None:
+    assert scripts_module("photo_sets").missing_training_photos(shared_dir / "data" / "dice-photos") == ""
+
+
 def test_a_classifier_trained_to_the_end_records_where_it_trained_and_what_it_was_taught_after(
         torch, tmp_path: Path) -> None:
     import train_classifier
