@@ -180,8 +180,8 @@ def render_scene(cache: Path, seed: int, i: int, kind: str = "varied") -> None:
     """Render scene i of `seed` ("varied" or one of ADDED_SCENES) into cache as NNNNNN.png, its labels
     as NNNNNN.json and where side faces show as NNNNNN-sides.png (255 there)."""
     from lab import synth
-    from lab.synth.renderer import FACE_SIDE
     from lab.synth.clutter import clutter_strip
+    from lab.synth.renderer import FACE_SIDE
 
     rng = np.random.default_rng([seed, i])
     rendered = synth.render(scene_of_kind(kind, rng))
@@ -714,6 +714,8 @@ def parse_options(argv: list[str] | None = None) -> argparse.Namespace:
         # more than four stages would need inputs aligned to more than ALIGN pixels
         parser.error(f"--stem {args.stem} --stages {args.stages} --head {args.head}: a layout has two to four "
                      "stages and at least one channel everywhere")
+    if not args.side_weight >= 0:
+        parser.error(f"--side-weight {args.side_weight}: a weight is 0 or more (1: side faces weigh as any place)")
     args.negative_kinds = tuple(k.strip() for k in args.negative_kinds.split(",") if k.strip())
     if not args.negative_kinds or set(args.negative_kinds) - set(NEGATIVE_KINDS):
         parser.error(f"--negative-kinds {','.join(args.negative_kinds)!r}: give some of {', '.join(NEGATIVE_KINDS)}")

@@ -264,6 +264,12 @@ def test_a_detector_asked_for_a_kind_of_no_dice_picture_that_does_not_exist_says
     assert "--negative-kinds 'text,menus': give some of text, grid" in capsys.readouterr().err
 
 
+def test_a_negative_weight_for_side_faces_is_refused_with_a_clear_message(capsys) -> None:
+    with pytest.raises(SystemExit):
+        scripts_module("train_detector").parse_options(["--side-weight", "-2"])
+    assert "--side-weight -2.0: a weight is 0 or more" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize("stages", ["16,x", "16", "8,8,8,8,8", "16,0,24"])
 def test_a_detector_layout_that_cannot_be_built_is_refused_with_a_clear_message(stages: str, capsys) -> None:
     train_detector = scripts_module("train_detector")
