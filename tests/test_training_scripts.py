@@ -11,6 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import cv2
 import numpy as np
 import pytest
 
@@ -84,12 +85,7 @@ def test_the_scenes_do_not_depend_on_how_many_processes_render_them(tmp_path: Pa
 
 def test_a_scene_cached_before_its_side_faces_were_kept_is_rendered_again_only_when_they_are_asked_for(
         tmp_path: Path) -> None:
-    sys.path.insert(0, str(SCRIPTS))
-    try:
-        import train_detector
-    finally:
-        sys.path.remove(str(SCRIPTS))
-
+    train_detector = scripts_module("train_detector")
     train_detector.render_synthetic(tmp_path, 2, 7000)
     kept = (tmp_path / "000001.png").read_bytes()
     (tmp_path / "000001-sides.png").unlink()
@@ -99,14 +95,8 @@ def test_a_scene_cached_before_its_side_faces_were_kept_is_rendered_again_only_w
     assert (tmp_path / "000001-sides.png").exists() and (tmp_path / "000001.png").read_bytes() == kept
 
 
-def test_side_faces_weigh_more_as_places_with_no_die_and_nothing_else_changes(tmp_path: Path) -> None:
-    sys.path.insert(0, str(SCRIPTS))
-    try:
-        import cv2
-        import train_detector
-    finally:
-        sys.path.remove(str(SCRIPTS))
-
+def test_side_faces_weigh_more_as_places_with_no_die_and_nothing_else_changes() -> None:
+    train_detector = scripts_module("train_detector")
     # a die seen obliquely: its top face, and below it a side face as deep as half the top
     image = np.full((240, 320, 3), 90, np.uint8)
     cv2.rectangle(image, (140, 100), (179, 139), (230, 230, 230), -1)
