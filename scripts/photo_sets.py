@@ -4,8 +4,9 @@
 Each set's SOURCE.md says what its boxes mean, and the dice are read accordingly:
   * nell-byler, rune55, dice3: the box is around the die as seen (the top face, and in
     oblique views some of the sides); its centre stands for the top face's centre and its
-    side for the face's extent. rune55's low side views label the face turned to the camera,
-    which is then the face the reader should read;
+    side for the face's extent. rune55's low side views label a face as seen (most often the
+    one turned to the camera), not the top face that scores: their train photos are set aside
+    (`label_fixes.UNTRUSTED_PHOTOS`, every die ignored);
   * tomitomi: the box is the whole 128x128 crop and the face covers about its central 35 to
     50%. The face is found by a detector (the one shipped in the repository unless other
     files are given), looking at the crop as it is; a crop where it finds no die-sized face near

@@ -11,9 +11,10 @@ import pytest
 import scripts.photo_sets as photo_sets
 from lab.reader_eval import label_fixes
 from lab.reader_eval.evaluate import load_manifest
-from lab.reader_eval.label_fixes import LABEL_FIXES, LabelFix, fixed_row
+from lab.reader_eval.label_fixes import LABEL_FIXES, UNTRUSTED_PHOTOS, LabelFix, UntrustedPhotos, fixed_row
 
 FIX = LabelFix("phone", "images/train/a.jpg", 1, 5, 4, "four pips")
+SIDE_VIEWS = UntrustedPhotos("phone", "labels the face turned to the camera", ("images/train/low.jpg",))
 
 
 def row(image: str, split: str, values: list[int]) -> dict:
@@ -74,8 +75,9 @@ def test_every_shipped_fix_is_reviewed_and_changes_a_value_or_ignores_the_die() 
     for fix in LABEL_FIXES:
         assert fix.labelled in range(1, 7) and fix.seen != fix.labelled and fix.seen in (None, *range(1, 7))
         assert fix.image.startswith("images/train/") and fix.why
-    # the fingerprint the training scripts key their caches on names every fix
+    # the fingerprint the training scripts key their caches on names every fix and every photo set aside
     assert label_fixes.FINGERPRINT.count("->") == len(LABEL_FIXES)
+    assert label_fixes.FINGERPRINT.count("photos untrusted") == len(UNTRUSTED_PHOTOS)
 
 
 def test_every_shipped_fix_fits_the_photo_sets(dice_photos_dir: Path) -> None:
@@ -87,3 +89,39 @@ def test_every_shipped_fix_fits_the_photo_sets(dice_photos_dir: Path) -> None:
         (photo,) = [r for r in rows if r["image"] == fix.image]
         die = fixed_row(fix.set_name, photo)["dice"][fix.die]
         assert (die["value"], bool(die.get("ignore"))) == ((fix.labelled, True) if fix.seen is None else (fix.seen, False))
+
+
+def test_every_die_of_an_untrusted_photo_is_ignored_by_the_bench_and_the_training_scripts(
+        tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setattr(label_fixes, "UNTRUSTED_PHOTOS", (SIDE_VIEWS,))
+    given = row("images/train/low.jpg", "train", [3, 6])
+    assert [d.get("ignore") for d in fixed_row("phone", given)["dice"]] == [True, True]
+    assert [d.get("ignore") for d in given["dice"]] == [None, None]
+    assert fixed_row("other", given) is given
+    manifest = write_set(tmp_path, [given, row("images/train/a.jpg", "train", [2, 5])])
+    read = {p.image: [(d.value, d.ignore) for d in p.dice] for p in load_manifest(manifest)}
+    assert read == {"images/train/low.jpg": [(3, True), (6, True)], "images/train/a.jpg": [(2, False), (5, False)]}
+    boxed = {p.path.name: [d.ignore for d in p.dice] for p in photo_sets.boxed_photos(tmp_path, "phone", "train")}
+    assert boxed == {"low.jpg": [True, True], "a.jpg": [False, False]}
+
+
+def test_an_untrusted_test_photo_is_refused() -> None:
+    with pytest.raises(ValueError, match="train photos only"):
+        fixed_row("phone", row("images/train/low.jpg", "test", [3]), (), (SIDE_VIEWS,))
+
+
+def test_setting_photos_aside_changes_the_fingerprint() -> None:
+    other = UntrustedPhotos("rune55", "why", UNTRUSTED_PHOTOS[0].images[1:])
+    assert label_fixes.untrusted_key(other) != label_fixes.untrusted_key(UNTRUSTED_PHOTOS[0])
+    assert label_fixes.untrusted_key(UNTRUSTED_PHOTOS[0]) in label_fixes.FINGERPRINT
+
+
+def test_every_untrusted_photo_is_a_train_photo_of_its_set(dice_photos_dir: Path) -> None:
+    for photos in UNTRUSTED_PHOTOS:
+        assert photos.why and len(set(photos.images)) == len(photos.images)
+        manifest = dice_photos_dir.parent / photos.set_name / "manifest.jsonl"
+        if not manifest.is_file():
+            pytest.skip(f"needs the photo set {photos.set_name} at {manifest.parent}")
+        rows = {r["image"]: r for r in map(json.loads, manifest.read_text().splitlines())}
+        assert {rows[image]["split"] for image in photos.images} == {"train"}
+        assert all(d.get("ignore") for image in photos.images for d in fixed_row(photos.set_name, rows[image])["dice"])
