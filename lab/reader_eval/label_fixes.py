@@ -131,7 +131,8 @@ def fixed_row(set_name: str, row: dict[str, Any], fixes: tuple[LabelFix, ...] | 
               untrusted: tuple[UntrustedPhotos, ...] | None = None) -> dict[str, Any]:
     """A manifest row with the fixes (default LABEL_FIXES) for its photo applied, and every die
     ignored when the photo is untrusted (default UNTRUSTED_PHOTOS); the row itself when none
-    applies. Raises ValueError when a fix no longer fits the row."""
+    applies. Raises ValueError when a fix no longer fits the row, or when the photo is both
+    fixed and untrusted (a fix there would go unchecked and unused)."""
     fixes = LABEL_FIXES if fixes is None else fixes
     untrusted = UNTRUSTED_PHOTOS if untrusted is None else untrusted
     if not isinstance(row, dict):
@@ -143,6 +144,8 @@ def fixed_row(set_name: str, row: dict[str, Any], fixes: tuple[LabelFix, ...] | 
     where = f"{set_name}/{row.get('image')}"
     if row.get("split") != "train":
         raise ValueError(f"{where}: label fixes are for train photos only, this one is in {row.get('split')!r}")
+    if mine and set_aside:
+        raise ValueError(f"{where}: the photo is both fixed and untrusted; keep one of the two")
     dice = [dict(d) for d in row.get("dice", [])]
     if set_aside:
         return {**row, "dice": [{**d, "ignore": True} for d in dice]}

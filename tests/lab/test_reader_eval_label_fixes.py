@@ -110,6 +110,17 @@ def test_an_untrusted_test_photo_is_refused() -> None:
         fixed_row("phone", row("images/train/low.jpg", "test", [3]), (), (SIDE_VIEWS,))
 
 
+def test_a_photo_both_fixed_and_untrusted_is_refused() -> None:
+    on_low = LabelFix("phone", "images/train/low.jpg", 0, 3, 4, "four pips")
+    with pytest.raises(ValueError, match="both fixed and untrusted"):
+        fixed_row("phone", row("images/train/low.jpg", "train", [3, 6]), (on_low,), (SIDE_VIEWS,))
+
+
+def test_no_shipped_fix_names_an_untrusted_photo() -> None:
+    set_aside = {(u.set_name, image) for u in UNTRUSTED_PHOTOS for image in u.images}
+    assert not [f for f in LABEL_FIXES if (f.set_name, f.image) in set_aside]
+
+
 def test_setting_photos_aside_changes_the_fingerprint() -> None:
     other = UntrustedPhotos("rune55", "why", UNTRUSTED_PHOTOS[0].images[1:])
     assert label_fixes.untrusted_key(other) != label_fixes.untrusted_key(UNTRUSTED_PHOTOS[0])
