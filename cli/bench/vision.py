@@ -81,7 +81,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="also read N seeded pictures with no die (text, headlines, grids, checkerboards, "
                              "gradients, noise, wood; seed --seed) and count the dice found in them")
     parser.add_argument("--root", type=Path, help="folder the manifest's image paths are relative to (default: the manifest's folder)")
-    parser.add_argument("--split", help="only photos of this split (e.g. test; held-out: every tenth train photo, which the networks never trained on)")
+    parser.add_argument("--split", help="only photos of this split (e.g. test; held-out: every tenth train photo, which the networks never trained on, less those whose copy they did)")
     parser.add_argument("--seed", type=int, default=1, help="seed of the synthetic scenes (default 1)")
     parser.add_argument("--expect", type=expected_count, metavar="N|labelled",
                         help="pass the expected dice count to the reader: N for every photo, or 'labelled' for each "

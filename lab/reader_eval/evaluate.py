@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any, Iterable, Sequence
 
 from lab.reader_eval.label_fixes import fixed_row
+from lab.reader_eval.learnt import learnt_held_out
 from lab.reader_eval.scenes import scene_copies
 from lab.reader_eval.shots import camera_shot, shots_in_tests
 from vision.reading import SURE_CONFIDENCE, Reading
@@ -102,10 +103,15 @@ def load_manifest(path: Path | str, split: str | None = None,
 def load_split(path: Path | str, split: str | None, sets: Path) -> list[LabelledPhoto]:
     """The photos of a manifest's split as the benches and `decide` read them: the held-out
     photos less those of a test photo's camera shot (`shots`) or scene (`scenes`) among the sets
-    under `sets`, since the reader is tuned on them; any other split whole."""
+    under `sets`, since the reader is tuned on them, and less those the networks learnt all the
+    same (`learnt`: a copy of their scene, throw or shot was trained on); any other split whole."""
     if split != HELD_OUT:
         return load_manifest(path, split)
-    return load_manifest(path, HELD_OUT, shots_in_tests(sets), scene_copies(Path(sets).resolve()).train)
+    root = Path(sets).resolve()
+    held = frozenset(f"{m.parent.name}/{p.image}" for m in sorted(root.glob("*/manifest.jsonl"))
+                     for p in load_manifest(m, HELD_OUT))
+    learnt = learnt_held_out(root, held)
+    return load_manifest(path, HELD_OUT, shots_in_tests(root), scene_copies(root).train | learnt)
 
 
 @dataclass

@@ -1,6 +1,6 @@
 """Held-out photos the networks learnt all the same: a held-out photo is learnt when a photo the
-networks fit on is its augmented copy, the same throw seen again or the same camera shot; `decide`
-reports the others on rows of their own."""
+networks fit on is its augmented copy, the same throw seen again or the same camera shot; the
+benches' held-out split and `decide` read only the others."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from lab.reader_eval import decide
+from lab.reader_eval.evaluate import HELD_OUT, load_split
 from lab.reader_eval.learnt import learnt_held_out
 from lab.reader_eval.scenes import Die, scene_copies
 
@@ -38,9 +38,17 @@ def write_set(root: Path, name: str, rows: list[tuple[str, str, tuple[Die, ...]]
 
 @pytest.fixture
 def learnt():
+    """The learnt held-out photos of the sets under a folder, each set's held out being every tenth
+    train photo (its 10th, 20th, ...), as `evaluate.HELD_OUT` picks them."""
+    def learnt_of(root: Path) -> frozenset[str]:
+        held = frozenset(f"{m.parent.name}/{row['image']}" for m in root.glob("*/manifest.jsonl")
+                         for row in [json.loads(line) for line in m.read_text().splitlines()
+                                     if json.loads(line)["split"] == "train"][9::10])
+        return learnt_held_out(root.resolve(), held)
+
     learnt_held_out.cache_clear()
     scene_copies.cache_clear()
-    yield learnt_held_out
+    yield learnt_of
     learnt_held_out.cache_clear()
     scene_copies.cache_clear()
 
@@ -79,13 +87,11 @@ def test_the_same_shot_or_throw_among_the_fitting_photos_is_learnt(tmp_path: Pat
                                 "phone/images/train/PXL_20240219_191200400_jpg_cc.jpg"}
 
 
-def test_decide_sums_up_only_the_unseen_held_out_photos() -> None:
-    held = {"phone": {"accuracy": 0.9}, "crops": {"accuracy": 1.0}}
-    photos = {"phone/a.jpg": [4, 1, 0, 0, 1, 1], "phone/b.jpg": [5, 0, 0, 0, 0, 0], "phone/c.jpg": [0, 0, 5, 2, 0, 1],
-              "crops/d.png": [1, 0, 0, 0, 0, 0], "synthetic 11/e.jpg": [0, 5, 0, 0, 5, 1]}
-    figures = decide.Figures(held, {}, {}, 10.0, photos=photos)
-    unseen = decide.unseen_summaries(figures, frozenset({"phone/c.jpg"}))
-    assert unseen["phone"] == {"photos": 2, "accuracy": 0.9, "exact_rate": 0.5, "sure_wrong": 1, "asked_rate": 0.5}
-    assert unseen["crops"]["photos"] == 1 and unseen["crops"]["accuracy"] == 1.0
-    printed = decide.unseen_table(figures, figures, frozenset({"phone/c.jpg"}))
-    assert "unseen phone" in printed and "(2 photos)" in printed
+def test_the_benches_and_decide_read_only_the_held_out_photos_not_learnt(tmp_path: Path, learnt) -> None:
+    rows = [(f"images/train/{i:05d}_jpg_aa.jpg", "train", another(i)) for i in range(30)]
+    rows[9] = ("images/train/00009_jpg_bb.jpg", "train", turned(another(3), 90, 500))
+    write_set(tmp_path, "export", rows + [("images/test/00001_jpg_zz.jpg", "test", another(70))])
+    manifest = tmp_path / "export" / "manifest.jsonl"
+    assert [p.image for p in load_split(manifest, HELD_OUT, tmp_path)] == ["images/train/00019_jpg_aa.jpg",
+                                                                            "images/train/00029_jpg_aa.jpg"]
+    assert len(load_split(manifest, "train", tmp_path)) == 30, "only the held-out split leaves photos out"
