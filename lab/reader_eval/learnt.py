@@ -2,9 +2,9 @@
 photo) are kept from the networks, but the sets hold augmented copies of one photo (`scenes`),
 the same throw seen from another side (`scenes`) and one camera shot under two names (`shots`),
 and the copy of a held-out photo among the photos the networks fit on was learnt: reading it
-measures what the networks remember, not how they read a scene they never saw. Of rune55's 110
-held-out photos 74 were so learnt, of nell-byler's 16, 9 (2026-11-30). The benches' held-out
-split and `decide` leave them out (`evaluate.load_split`).
+measures what the networks remember, not how they read a scene they never saw. Of the 110
+rune55 photos `decide` read as held out, 71 were so learnt, and 9 of nell-byler's 16
+(2026-11-30). The benches' held-out split and `decide` leave them out (`evaluate.load_split`).
 
 The photos the training scripts fit on are the train photos less the held-out ones and less
 every train photo of a test photo's shot, scene or throw (`scripts/photo_sets.py`).
