@@ -23,6 +23,7 @@ wrong; the calibration figure is the share of wrong values among the matched sur
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 from dataclasses import dataclass, field
@@ -108,10 +109,16 @@ def load_split(path: Path | str, split: str | None, sets: Path) -> list[Labelled
     if split != HELD_OUT:
         return load_manifest(path, split)
     root = Path(sets).resolve()
-    held = frozenset(f"{m.parent.name}/{p.image}" for m in sorted(root.glob("*/manifest.jsonl"))
-                     for p in load_manifest(m, HELD_OUT))
-    learnt = learnt_held_out(root, held)
+    learnt = learnt_held_out(root, held_out_names(root))
     return load_manifest(path, HELD_OUT, shots_in_tests(root), scene_copies(root).train | learnt)
+
+
+@functools.lru_cache(maxsize=4)
+def held_out_names(root: Path) -> frozenset[str]:
+    """"set/image" of every held-out photo (HELD_OUT, before anything is left out) of the sets
+    under `root`: worked out once per folder, not once per set read."""
+    return frozenset(f"{m.parent.name}/{p.image}" for m in sorted(root.glob("*/manifest.jsonl"))
+                     for p in load_manifest(m, HELD_OUT))
 
 
 @dataclass

@@ -12,14 +12,11 @@ every train photo of a test photo's shot, scene or throw (`scripts/photo_sets.py
 
 from __future__ import annotations
 
-import collections
 import functools
 from pathlib import Path
 
 from lab.reader_eval import scenes
 from lab.reader_eval.shots import camera_shot, shots_in_tests
-
-Dice = tuple[scenes.Die, ...]
 
 
 @functools.lru_cache(maxsize=4)
@@ -28,29 +25,10 @@ def learnt_held_out(root: Path, held: frozenset[str]) -> frozenset[str]:
     `root`) that show the scene, throw or camera shot of a photo the networks fit on."""
     left_out = scenes.scene_copies(Path(root).resolve()).train
     test_shots = shots_in_tests(root)
-    fitting: list[tuple[str, Dice]] = []
-    held_dice: dict[str, Dice] = {}
-    for name, split, dice in scenes.manifest_photos(root):
-        if split != "train":
-            continue
-        if name in held:
-            held_dice[name] = dice
-        elif name not in left_out and camera_shot(name) not in test_shots:
-            fitting.append((name, dice))
+    train = [(name, dice) for name, split, dice in scenes.manifest_photos(root) if split == "train"]
+    held_photos = [(name, dice) for name, dice in train if name in held]
+    fitting = [(name, dice) for name, dice in train
+               if name not in held and name not in left_out and camera_shot(name) not in test_shots]
     fitting_shots = {shot for name, _ in fitting if (shot := camera_shot(name)) is not None}
-    by_values: dict[tuple[int, ...], list[Dice]] = collections.defaultdict(list)
-    by_count: dict[int, list[tuple[str, Dice]]] = collections.defaultdict(list)
-    for name, dice in fitting:
-        if len(dice) >= scenes.MIN_DICE:
-            by_values[tuple(sorted(d.value for d in dice))].append(dice)
-            by_count[len(dice)].append((name, dice))
-
-    def seen(name: str, dice: Dice) -> bool:
-        if (shot := camera_shot(name)) is not None and shot in fitting_shots:
-            return True
-        if len(dice) < scenes.MIN_DICE:
-            return False  # one or two dice say nothing of a scene
-        return (any(scenes.same_scene(dice, theirs) for theirs in by_values.get(tuple(sorted(d.value for d in dice)), ()))
-                or any(scenes.same_throw((name, dice), other) for other in by_count.get(len(dice), ())))
-
-    return frozenset(name for name, dice in held_dice.items() if seen(name, dice))
+    same_shot = {name for name, _ in held_photos if camera_shot(name) in fitting_shots}
+    return frozenset(same_shot) | frozenset(scenes.copies_among(held_photos, fitting))

@@ -120,28 +120,36 @@ def manifest_photos(root: Path) -> Iterable[tuple[str, str, tuple[Die, ...]]]:
                 yield f"{manifest.parent.name}/{row['image']}", str(row.get("split", "")), dice_of_row(row)
 
 
+Photo = tuple[str, tuple[Die, ...]]  # ("set/image", its labelled dice)
+
+
+def copies_among(photos: Iterable[Photo], others: Iterable[Photo]) -> dict[str, frozenset[str]]:
+    """For each of `photos` that shows the scene or the throw of any of `others`, those others.
+    Scenes are compared only with photos of the same dice values, throws only with photos of the
+    same dice count, so this takes seconds; a photo of fewer than MIN_DICE dice matches none."""
+    by_values: dict[tuple[int, ...], list[Photo]] = collections.defaultdict(list)
+    by_count: dict[int, list[Photo]] = collections.defaultdict(list)
+    for name, dice in others:
+        if len(dice) >= MIN_DICE:
+            by_values[tuple(sorted(d.value for d in dice))].append((name, dice))
+            by_count[len(dice)].append((name, dice))
+    found = {}
+    for name, dice in photos:
+        if len(dice) < MIN_DICE:
+            continue
+        matched = {other for other, theirs in by_values.get(tuple(sorted(d.value for d in dice)), ())
+                   if same_scene(dice, theirs)}
+        matched |= {other for other, theirs in by_count.get(len(dice), ()) if same_throw((name, dice), (other, theirs))}
+        if matched:
+            found[name] = frozenset(matched)
+    return found
+
+
 @functools.lru_cache(maxsize=4)
 def scene_copies(root: Path) -> SceneCopies:
     """The train photos, in any set under `root`, that show a test photo's scene or throw, and
-    those test photos. Scenes are compared only with photos of the same dice values, throws only
-    with photos of the same dice count, so this takes seconds."""
-    by_values: dict[tuple[int, ...], list[tuple[str, tuple[Die, ...]]]] = collections.defaultdict(list)
-    by_count: dict[int, list[tuple[str, tuple[Die, ...]]]] = collections.defaultdict(list)
-    tests = []
-    for name, split, dice in manifest_photos(root):
-        if len(dice) < MIN_DICE:
-            continue
-        if split == "train":
-            by_values[tuple(sorted(d.value for d in dice))].append((name, dice))
-            by_count[len(dice)].append((name, dice))
-        elif split == "test":
-            tests.append((name, dice))
-    train_copies, tested = set(), set()
-    for name, dice in tests:
-        copies = {other for other, theirs in by_values.get(tuple(sorted(d.value for d in dice)), ())
-                  if same_scene(dice, theirs)}
-        copies |= {other for other, theirs in by_count.get(len(dice), ()) if same_throw((name, dice), (other, theirs))}
-        if copies:
-            train_copies |= copies
-            tested.add(name)
-    return SceneCopies(frozenset(train_copies), frozenset(tested))
+    those test photos."""
+    photos = list(manifest_photos(root))
+    copies = copies_among([(name, dice) for name, split, dice in photos if split == "test"],
+                          [(name, dice) for name, split, dice in photos if split == "train"])
+    return SceneCopies(frozenset().union(*copies.values()), frozenset(copies))

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from lab.reader_eval.evaluate import HELD_OUT, load_split
+from lab.reader_eval.evaluate import HELD_OUT, held_out_names, load_split
 from lab.reader_eval.learnt import learnt_held_out
 from lab.reader_eval.scenes import Die, scene_copies
 
@@ -38,19 +38,16 @@ def write_set(root: Path, name: str, rows: list[tuple[str, str, tuple[Die, ...]]
 
 @pytest.fixture
 def learnt():
-    """The learnt held-out photos of the sets under a folder, each set's held out being every tenth
-    train photo (its 10th, 20th, ...), as `evaluate.HELD_OUT` picks them."""
+    """The learnt held-out photos of the sets under a folder (the held-out ones being every tenth
+    train photo, as `evaluate.HELD_OUT` picks them), each folder looked at afresh."""
     def learnt_of(root: Path) -> frozenset[str]:
-        held = frozenset(f"{m.parent.name}/{row['image']}" for m in root.glob("*/manifest.jsonl")
-                         for row in [json.loads(line) for line in m.read_text().splitlines()
-                                     if json.loads(line)["split"] == "train"][9::10])
-        return learnt_held_out(root.resolve(), held)
+        return learnt_held_out(root.resolve(), held_out_names(root.resolve()))
 
-    learnt_held_out.cache_clear()
-    scene_copies.cache_clear()
+    for cached in (learnt_held_out, scene_copies, held_out_names):
+        cached.cache_clear()
     yield learnt_of
-    learnt_held_out.cache_clear()
-    scene_copies.cache_clear()
+    for cached in (learnt_held_out, scene_copies, held_out_names):
+        cached.cache_clear()
 
 
 def test_a_held_out_photo_copied_among_the_fitting_photos_is_learnt(tmp_path: Path, learnt) -> None:
