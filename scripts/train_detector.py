@@ -20,7 +20,8 @@ Data (nothing of a `test` split is ever read):
     (`--blending N`, seed S + 3) N of dice the colour of their floor (`lab.synth.blending`),
     where only the pips and the shading tell a die from the floor; and (`--crowded N`, seed
     S + 4) N of 6 to 15 dice packed close and seen 25 to 50 degrees off vertical, a near die
-    hiding part of the one behind it (`lab.synth.crowded`). With `--side-weight W` the cells
+    hiding part of the one behind it (`lab.synth.crowded`); and (`--boards N`, seed S + 6) N of
+    dice on a board game's hex tiles among its number tokens and pieces (`lab.synth.boards`). With `--side-weight W` the cells
     where a scene's side faces show (kept from the renderer's face map) weigh W times as
     places with no die;
   * pictures with no die at all (`lab.synth.clutter.negative_image` of DETECTOR_NEGATIVE_KINDS:
@@ -86,7 +87,7 @@ DETECTOR_NEGATIVE_KINDS = ("text", "grid", "checkerboard", "gradient", "noise", 
 SPEED_OPTIONS = ("out", "work", "photos", "threads", "workers", "render_workers", "device", "eval_every",
                  "checkpoint_every", "render_only")
 # scenes added on request: a run without them keeps the checkpoint it had before they existed
-ADDED_SCENES = ("steep", "blending", "crowded")
+ADDED_SCENES = ("steep", "blending", "crowded", "boards")
 
 
 @dataclass(frozen=True)
@@ -659,7 +660,7 @@ def evaluate(model_path: Path, samples: list[Sample], thresholds=(0.3, 0.4, 0.5)
 
 def run_checkpoint(args: argparse.Namespace, fit_photos: list[photo_sets.Photo]) -> Path:
     """The checkpoint of a run with these options on these photos (`checkpoints`)."""
-    # a run without steep, blending or crowded scenes, its side faces weighed as any place, keeps
+    # a run without added scenes (ADDED_SCENES), its side faces weighed as any place, keeps
     # the checkpoint it had before those options existed
     return checkpoint_path(args.work, "checkpoint", {
         "options": {k: v for k, v in vars(args).items()
@@ -680,6 +681,7 @@ def parse_options(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--steep", type=int, default=0, help="more scenes, big dice seen close and low")
     parser.add_argument("--blending", type=int, default=0, help="more scenes, dice the colour of their floor")
     parser.add_argument("--crowded", type=int, default=0, help="more scenes, many dice packed close, seen obliquely")
+    parser.add_argument("--boards", type=int, default=0, help="more scenes, dice on a board game's tiles and tokens")
     parser.add_argument("--side-weight", type=float, default=1.0,
                         help="how much more a synthetic die's side faces weigh as places with no die")
     parser.add_argument("--negatives", type=int, default=600, help="pictures with no die")
@@ -738,6 +740,7 @@ def main(argv: list[str] | None = None) -> int:
     steep_cache = args.work / f"steep-{args.synth_seed + 2}"
     blending_cache = args.work / f"blending-{args.synth_seed + 3}"
     crowded_cache = args.work / f"crowded-{args.synth_seed + 4}"
+    boards_cache = args.work / f"boards-{args.synth_seed + 6}"
     started = time.time()
     sides = args.side_weight != 1.0
     render_synthetic(train_cache, args.synthetic, args.synth_seed, args.render_workers, sides=sides)
@@ -750,6 +753,9 @@ def main(argv: list[str] | None = None) -> int:
                          sides=sides)
     if args.crowded:
         render_synthetic(crowded_cache, args.crowded, args.synth_seed + 4, args.render_workers, kind="crowded",
+                         sides=sides)
+    if args.boards:
+        render_synthetic(boards_cache, args.boards, args.synth_seed + 6, args.render_workers, kind="boards",
                          sides=sides)
     print(f"scenes ready ({time.time() - started:.0f} s)", flush=True)
     if args.render_only:
@@ -769,7 +775,8 @@ def main(argv: list[str] | None = None) -> int:
     for photo in held_photos:
         real_val.setdefault(photo.set_name, []).append(photo_sample(photo))
     synth_train = [sample for cache, count in ((train_cache, args.synthetic), (steep_cache, args.steep),
-                                               (blending_cache, args.blending), (crowded_cache, args.crowded))
+                                               (blending_cache, args.blending), (crowded_cache, args.crowded),
+                                               (boards_cache, args.boards))
                    for sample in load_synthetic(cache, count, sides)]
     synth_val = load_synthetic(val_cache, args.val_synthetic)
     negatives = negative_pictures(args.negatives, args.synth_seed + 5, args.negative_kinds)
@@ -828,7 +835,7 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"  held-out {name}:", fmt(evaluate(work_model, samples)), flush=True)
     minutes = (time.time() - train_started) / 60
     notes = {"steps": args.steps, "batch": args.batch, "lr": args.lr, "seed": args.seed,
-             "synthetic": args.synthetic, "steep": args.steep, "blending": args.blending, "crowded": args.crowded, "side_weight": args.side_weight, "synth_seed": args.synth_seed,
+             "synthetic": args.synthetic, "steep": args.steep, "blending": args.blending, "crowded": args.crowded, "boards": args.boards, "side_weight": args.side_weight, "synth_seed": args.synth_seed,
              "negatives": args.negatives, "negative_kinds": list(args.negative_kinds),
              "real_share": args.real_share, "negative_share": args.negative_share, "set_weights": SET_WEIGHTS,
              "photo_sets": sorted(real_train), "threads": args.threads, "workers": args.workers,

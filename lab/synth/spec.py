@@ -23,7 +23,9 @@ BGR = tuple[float, float, float]
 Point = tuple[float, float]
 
 DIE_STYLES = ("opaque", "translucent", "marbled")
-BACKGROUND_KINDS = ("felt", "wood", "plastic", "leather", "card")
+BACKGROUND_KINDS = ("felt", "wood", "plastic", "leather", "card")  # the surfaces random scenes draw from
+# and those only scenes of their own ask for (`lab.synth.boards`): a board game's hex tiles and tokens
+FLOOR_KINDS = BACKGROUND_KINDS + ("board",)
 OCCLUDER_KINDS = ("hand", "arm", "cup", "ellipse", "polygon")
 
 
@@ -87,7 +89,7 @@ class DieSpec:
 class BackgroundSpec:
     """The tray surface (and, with a tray, the counter around it)."""
 
-    kind: str = "felt"  # one of BACKGROUND_KINDS
+    kind: str = "felt"  # one of FLOOR_KINDS
     bgr: BGR = (60.0, 110.0, 40.0)
     bgr2: BGR | None = None  # second colour (wood grain, leather creases); derived if None
     texture: float = 1.0  # strength of the texture, 0 = flat colour
@@ -95,8 +97,8 @@ class BackgroundSpec:
     seed: int = 0
 
     def __post_init__(self) -> None:
-        if self.kind not in BACKGROUND_KINDS:
-            raise ValueError(f"background kind must be one of {BACKGROUND_KINDS}, got {self.kind!r}")
+        if self.kind not in FLOOR_KINDS:
+            raise ValueError(f"background kind must be one of {FLOOR_KINDS}, got {self.kind!r}")
 
 
 @dataclass(frozen=True)

@@ -210,6 +210,8 @@ def background_texture(spec: BackgroundSpec, width: int, height: int, scale: flo
         blotches = smooth_noise(rng, height, width, 150 * scale, octaves=2)
         out *= (1 + t * (0.12 * relief + 0.05 * blotches))[..., None]
         out = out * (1 - 0.5 * t * crease[..., None]) + second * (0.5 * t * crease[..., None])
+    elif spec.kind == "board":
+        out = _board(rng, spec, width, height, scale)
     elif spec.kind == "card":
         low = smooth_noise(rng, height, width, 150 * scale, octaves=2)
         grain = cv2.GaussianBlur(gaussian_field(rng, height, width), (0, 0), 0.7 * scale)
@@ -219,6 +221,87 @@ def background_texture(spec: BackgroundSpec, width: int, height: int, scale: flo
         flecks = cv2.GaussianBlur(flecks, (0, 0), 0.7 * scale) * 3
         out *= (1 + t * (0.03 * low + 0.04 * grain - 0.35 * np.clip(flecks, 0, 1)))[..., None]
     return np.clip(out, 0, 255)
+
+
+# A board game's tiles (BGR): forest, pasture, field, hills, mountains, desert, sea
+_BOARD_TILES = ((40, 95, 45), (70, 170, 120), (60, 190, 215), (50, 90, 165), (120, 120, 125), (130, 185, 210),
+                (170, 110, 40))
+_TOKEN_INKS = ((30, 30, 30), (40, 40, 170))
+
+
+def _board(rng: np.random.Generator, spec: BackgroundSpec, width: int, height: int, scale: float) -> np.ndarray:
+    """Hexagonal tiles of a board game, each its own colour and pattern, most with a round
+    number token (a number and dots beneath it, the dots as big as a small die's pips), and
+    small pieces (roads, round harbour markers with a dot): busy art with pips that are no die."""
+    t = spec.texture
+    radius = float(rng.uniform(35, 120)) * scale  # a tile's, texture px
+    yy, xx = np.mgrid[0:height, 0:width].astype(np.float32)
+    x0, y0 = rng.uniform(0, 2 * radius, 2)
+    q = (np.float32(np.sqrt(3) / 3) * (xx + x0) - np.float32(1 / 3) * (yy + y0)) / np.float32(radius)
+    r = np.float32(2 / 3) * (yy + y0) / np.float32(radius)
+    del xx, yy
+    # the nearest tile centre: round cube coordinates, fixing the coordinate that moved most
+    cx, cz = q, r
+    cy = -cx - cz
+    rx, ry, rz = np.round(cx), np.round(cy), np.round(cz)
+    dx, dy, dz = np.abs(rx - cx), np.abs(ry - cy), np.abs(rz - cz)
+    fix_x = (dx > dy) & (dx > dz)
+    fix_y = ~fix_x & (dy > dz)
+    rx = np.where(fix_x, -ry - rz, rx)
+    rz = np.where(~fix_x & ~fix_y, -rx - ry, rz)
+    del q, r, cx, cy, cz, dx, dy, dz, fix_x, fix_y, ry
+    cols, rows = rx.astype(np.int32), rz.astype(np.int32)
+    c0, r0 = int(cols.min()), int(rows.min())
+    shape = (int(rows.max()) - r0 + 1, int(cols.max()) - c0 + 1)
+    tile = ((rows - r0) * shape[1] + (cols - c0)).astype(np.int32)
+    n_tiles = shape[0] * shape[1]
+    colours = np.array(_BOARD_TILES, np.float32)[rng.integers(len(_BOARD_TILES), size=n_tiles)]
+    colours *= rng.uniform(0.8, 1.15, (n_tiles, 1)).astype(np.float32)
+    out = colours[tile]
+    strength = rng.uniform(0.1, 0.45, n_tiles).astype(np.float32)[tile]
+    blotches = smooth_noise(rng, height, width, max(2.0, radius * float(rng.uniform(0.08, 0.25))), octaves=2)
+    out *= (1 + t * strength * blotches)[..., None]
+    edges = cv2.morphologyEx(tile.astype(np.float32), cv2.MORPH_GRADIENT,
+                             np.ones((max(2, round(rng.uniform(1.5, 4.5) * scale)),) * 2, np.uint8)) != 0
+    out[edges] = np.array(rng.choice([(170, 215, 225), (40, 50, 60)]), np.float32)
+    out = np.clip(out, 0, 255).astype(np.uint8)  # OpenCV writes text on 8-bit pictures only
+    cream = np.array((175, 215, 230), np.float32)
+    for tr in range(shape[0]):
+        for tc in range(shape[1]):
+            if rng.random() > 0.75:
+                continue
+            q_, r_ = tc + c0, tr + r0
+            px = radius * (np.sqrt(3) * q_ + np.sqrt(3) / 2 * r_) - x0
+            py = radius * 1.5 * r_ - y0
+            if not (-radius < px < width + radius and -radius < py < height + radius):
+                continue
+            disc = max(3, round(radius * rng.uniform(0.28, 0.42)))
+            centre = (round(px + rng.uniform(-0.2, 0.2) * radius), round(py + rng.uniform(-0.2, 0.2) * radius))
+            cv2.circle(out, centre, disc, tuple(float(v) for v in cream * rng.uniform(0.85, 1.05)), -1, cv2.LINE_AA)
+            ink = _TOKEN_INKS[int(rng.integers(len(_TOKEN_INKS)))]
+            number = str(int(rng.choice([2, 3, 4, 5, 6, 8, 9, 10, 11, 12])))
+            font_scale = disc / 22.0
+            (tw, th), _ = cv2.getTextSize(number, cv2.FONT_HERSHEY_DUPLEX, font_scale, max(1, round(disc / 10)))
+            cv2.putText(out, number, (centre[0] - tw // 2, centre[1] + th // 3), cv2.FONT_HERSHEY_DUPLEX, font_scale,
+                        ink, max(1, round(disc / 10)), cv2.LINE_AA)
+            dots = int(rng.integers(1, 6))
+            dot = max(1, round(disc * 0.09))
+            for k in range(dots):
+                cv2.circle(out, (round(centre[0] + (k - (dots - 1) / 2) * 2.6 * dot), round(centre[1] + 0.6 * disc)),
+                           dot, ink, -1, cv2.LINE_AA)
+    for _ in range(int(rng.integers(0, 2 + width * height // int((3 * radius) ** 2 + 1)))):
+        colour = tuple(float(v) for v in rng.choice([(40, 40, 180), (170, 80, 30), (230, 230, 230), (40, 130, 230)]))
+        px, py = float(rng.uniform(0, width)), float(rng.uniform(0, height))
+        if rng.random() < 0.5:  # a road along a tile's edge
+            angle = rng.choice([30.0, 90.0, 150.0]) + rng.normal(0, 4)
+            box = ((px, py), (0.85 * radius, max(2.0, 0.13 * radius)), angle)
+            cv2.fillConvexPoly(out, np.round(cv2.boxPoints(box)).astype(np.int32), colour, cv2.LINE_AA)
+        else:  # a round marker with a dot, as a harbour's
+            size = max(3, round(radius * rng.uniform(0.12, 0.25)))
+            cv2.circle(out, (round(px), round(py)), size, colour, -1, cv2.LINE_AA)
+            cv2.circle(out, (round(px), round(py)), max(1, size // 3), (235, 235, 235) if sum(colour) < 500 else (30, 30, 30),
+                       -1, cv2.LINE_AA)
+    return out.astype(np.float32)
 
 
 def _wood(rng: np.random.Generator, spec: BackgroundSpec, base: np.ndarray, second: np.ndarray,
