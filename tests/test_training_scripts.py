@@ -176,15 +176,16 @@ def test_a_detector_run_with_other_training_options_does_not_resume_another_runs
     others = {checkpoint("--steps", "24000"), checkpoint("--lr", "0.001"), checkpoint("--negatives", "900"),
               checkpoint("--seed", "1"), checkpoint("--real-share", "0.6"), checkpoint("--stages", "8,16,24,32"),
               checkpoint("--head", "16"), checkpoint("--steep", "500"), checkpoint("--blending", "500"),
-              checkpoint("--crowded", "500"), checkpoint("--side-weight", "4"),
+              checkpoint("--crowded", "500"), checkpoint("--boards", "500"), checkpoint("--side-weight", "4"),
               checkpoint("--negative-kinds", "text,grid,checkerboard,gradient,noise,wood,headline"),
               train_detector.run_checkpoint(train_detector.parse_options(["--work", str(tmp_path)]), photos[:0])}
-    assert plain not in others and len(others) == 13
-    # a run without steep, blending or crowded scenes, weighing side faces as any place, or naming the kinds of no-dice pictures it always had, is the
+    assert plain not in others and len(others) == 14
+    # a run without steep, blending, crowded or board scenes, weighing side faces as any place, or naming the kinds of no-dice pictures it always had, is the
     # run it was before those options existed
     assert checkpoint("--steep", "0") == plain
     assert checkpoint("--blending", "0") == plain
     assert checkpoint("--crowded", "0") == plain
+    assert checkpoint("--boards", "0") == plain
     assert checkpoint("--side-weight", "1") == plain
     assert checkpoint("--negative-kinds", "text, grid,checkerboard,gradient,noise,wood") == plain
     # nor does a run on labels that a reviewed fix has since changed
@@ -703,7 +704,8 @@ def test_the_faces_of_dark_dice_showing_one_are_found_as_big_as_light_ones(share
     assert abs(float(np.median(dark)) / float(np.median(light)) - 1) < 0.15
 
 
-@pytest.mark.parametrize("kind, seed", [("steep", 7002), ("blending", 7003), ("crowded", 7004)])
+@pytest.mark.parametrize("kind, seed", [("steep", 7002), ("blending", 7003), ("crowded", 7004),
+                                               ("boards", 7006)])
 def test_the_detectors_added_scenes_are_lab_synths_scenes_of_that_kind(tmp_path: Path, kind: str, seed: int) -> None:
     # the steep ones are the close, low views the classifier's --steep adds
     train_detector = scripts_module("train_detector")

@@ -9,7 +9,7 @@ import cv2
 import numpy as np
 import pytest
 
-from lab.synth import DIE_STYLES, FACE_SIDE, LOOK_STYLES, SceneSpec, random_scene, render, steep, write_manifest
+from lab.synth import DIE_STYLES, FACE_NONE, FACE_SIDE, LOOK_STYLES, SceneSpec, random_scene, render, steep, write_manifest
 from lab.synth.__main__ import main as synth_main
 from lab.synth.geometry import die_pose
 
@@ -274,6 +274,25 @@ def test_blending_scenes_lay_dice_of_one_colour_on_a_floor_of_nearly_that_colour
         assert pip_lightness_contrast(spec.dice[0].pip_bgr, (spec.dice[0].body_bgr,)) > 10
         image = render(spec).image
         assert image.shape[:2] == (spec.height, spec.width)
+
+
+def test_board_scenes_lay_dice_among_a_board_games_tiles_and_tokens() -> None:
+    from lab.synth.boards import BOARD_DICE, BOARD_TOP_PX, boards_spec
+    from lab.synth.looks import random_background
+
+    for i in range(3):
+        spec = boards_spec(np.random.default_rng([8, i]))
+        assert spec.background.kind == "board"
+        assert BOARD_DICE[0] <= len(spec.dice) <= BOARD_DICE[1]
+        rendered = render(spec)
+        assert len(rendered.labels) == len(spec.dice)
+        assert all(0.8 * BOARD_TOP_PX[0] * spec.width / 640 <= label.size <= 1.2 * BOARD_TOP_PX[1] for label in rendered.labels)
+        floor = rendered.image[rendered.face_map == FACE_NONE]
+        # many colours, not a plain surface: the tiles' and the tokens'
+        hues = cv2.cvtColor(floor.reshape(-1, 1, 3), cv2.COLOR_BGR2HSV)[:, 0, 0]
+        assert len(np.unique(hues // 15)) >= 5
+    # a floor only its own scenes draw: random surfaces never are boards
+    assert all(random_background(np.random.default_rng([9, i])).kind != "board" for i in range(200))
 
 
 def test_camouflaged_dice_are_marbled_dice_whose_pips_vanish_on_one_swirl_colour():

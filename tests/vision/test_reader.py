@@ -162,6 +162,19 @@ def test_an_expected_count_settles_only_doubtful_detections() -> None:
     assert die_reading(found[2], probabilities(0.0)).sure
 
 
+def test_dice_added_for_the_count_are_the_likeliest_by_both_networks() -> None:
+    from vision.reader.reader import select_dice
+
+    # two doubtful detections the detector scores alike: a die, and a token the classifier doubts
+    found = [detection(0, 0.95), detection(100, 0.32), detection(200, 0.3)]
+    probs = np.stack([probabilities(0.1), probabilities(0.45), probabilities(0.05)])
+    kept, guessed = select_dice(found, probs, 2)
+    assert kept == [0, 2] and guessed == {2}
+    # where the classifier has no preference, the detector's order stands
+    kept, guessed = select_dice(found, np.stack([probabilities(0.1)] * 3), 2)
+    assert kept == [0, 1] and guessed == {1}
+
+
 def test_a_die_is_sure_only_when_a_die_showing_its_value_is_likely_enough() -> None:
     from vision.reader.reader import die_reading
 

@@ -210,7 +210,9 @@ def select_dice(found: list[Detection], probabilities: np.ndarray, expected: int
     (a one on a die the colour of the tray looks much the same), the detector rarely does.
     Knowing how many dice there should be moves the line only for doubtful detections: with
     too many, those under KEEP_SCORE are dropped, weakest first; with too few, the likeliest
-    of the rest that are the size of the dice found are added (and reported unsure). The
+    of the rest that are the size of the dice found are added (and reported unsure), likeliest
+    by both networks: the detector's score times the classifier's probability that a die is
+    there (among small dice on a busy floor the detector scores a die and a token alike). The
     count never conjures dice out of an empty tray: with no sure die there is no size to
     go by, and a speck at the tray's edge would be asked about as a die."""
     not_a_die = probabilities[:, 0] if len(found) else np.zeros(0)
@@ -224,6 +226,7 @@ def select_dice(found: list[Detection], probabilities: np.ndarray, expected: int
         size = float(np.median([found[i].size for i in kept]))
         spare = [i for i in order if i not in kept and found[i].score >= EXPECTED_FLOOR and not_a_die[i] < 0.5
                  and 1 / GUESSED_SIZE_RATIO <= found[i].size / size <= GUESSED_SIZE_RATIO]
+        spare.sort(key=lambda i: -found[i].score * (1.0 - float(not_a_die[i])))
         guessed = set(spare[: max(0, expected - len(kept))])
         kept += [i for i in spare if i in guessed]
     return kept, guessed
