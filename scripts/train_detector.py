@@ -86,8 +86,10 @@ DETECTOR_NEGATIVE_KINDS = ("text", "grid", "checkerboard", "gradient", "noise", 
 # options that change how fast a run goes, not what it learns: a checkpoint does not depend on them
 SPEED_OPTIONS = ("out", "work", "photos", "threads", "workers", "render_workers", "device", "eval_every",
                  "checkpoint_every", "render_only")
-# scenes added on request: a run without them keeps the checkpoint it had before they existed
-ADDED_SCENES = ("steep", "blending", "crowded", "boards")
+# scenes added on request, each kind's seed offset from --synth-seed (+5 is the no-dice pictures'):
+# a run without them keeps the checkpoint it had before they existed
+ADDED_SCENE_SEEDS = {"steep": 2, "blending": 3, "crowded": 4, "boards": 6}
+ADDED_SCENES = tuple(ADDED_SCENE_SEEDS)
 
 
 @dataclass(frozen=True)
@@ -737,26 +739,14 @@ def main(argv: list[str] | None = None) -> int:
 
     train_cache = args.work / f"synth-{args.synth_seed}"
     val_cache = args.work / f"synth-{args.synth_seed + 1}"
-    steep_cache = args.work / f"steep-{args.synth_seed + 2}"
-    blending_cache = args.work / f"blending-{args.synth_seed + 3}"
-    crowded_cache = args.work / f"crowded-{args.synth_seed + 4}"
-    boards_cache = args.work / f"boards-{args.synth_seed + 6}"
+    added = [(kind, getattr(args, kind), args.synth_seed + offset, args.work / f"{kind}-{args.synth_seed + offset}")
+             for kind, offset in ADDED_SCENE_SEEDS.items() if getattr(args, kind)]
     started = time.time()
     sides = args.side_weight != 1.0
     render_synthetic(train_cache, args.synthetic, args.synth_seed, args.render_workers, sides=sides)
     render_synthetic(val_cache, args.val_synthetic, args.synth_seed + 1, args.render_workers)
-    if args.steep:
-        render_synthetic(steep_cache, args.steep, args.synth_seed + 2, args.render_workers, kind="steep",
-                         sides=sides)
-    if args.blending:
-        render_synthetic(blending_cache, args.blending, args.synth_seed + 3, args.render_workers, kind="blending",
-                         sides=sides)
-    if args.crowded:
-        render_synthetic(crowded_cache, args.crowded, args.synth_seed + 4, args.render_workers, kind="crowded",
-                         sides=sides)
-    if args.boards:
-        render_synthetic(boards_cache, args.boards, args.synth_seed + 6, args.render_workers, kind="boards",
-                         sides=sides)
+    for kind, count, seed, cache in added:
+        render_synthetic(cache, count, seed, args.render_workers, kind=kind, sides=sides)
     print(f"scenes ready ({time.time() - started:.0f} s)", flush=True)
     if args.render_only:
         return 0
@@ -774,9 +764,7 @@ def main(argv: list[str] | None = None) -> int:
     real_val: dict[str, list[Sample]] = {}
     for photo in held_photos:
         real_val.setdefault(photo.set_name, []).append(photo_sample(photo))
-    synth_train = [sample for cache, count in ((train_cache, args.synthetic), (steep_cache, args.steep),
-                                               (blending_cache, args.blending), (crowded_cache, args.crowded),
-                                               (boards_cache, args.boards))
+    synth_train = [sample for cache, count in [(train_cache, args.synthetic)] + [(c, n) for _, n, _, c in added]
                    for sample in load_synthetic(cache, count, sides)]
     synth_val = load_synthetic(val_cache, args.val_synthetic)
     negatives = negative_pictures(args.negatives, args.synth_seed + 5, args.negative_kinds)
