@@ -7,7 +7,8 @@ Used by `scripts/train_classifier.py` (see there for the command line). Three so
   * synthetic scenes from `lab.synth`, drawn with widely varied options (die sizes 16 to
     110 px, 1 to 12 dice touching or not, oblique views with side faces, cocked dice, trays,
     hands, every die style, blur, noise, JPEG) and, on request, close and low views of big dice
-    whose side faces show as big as the top (`lab.synth.steep`), cached as files under a work folder.
+    whose side faces show as big as the top (`lab.synth.steep`) or dice on board games' boards
+    (`lab.synth.boards`), cached as files under a work folder.
 A scene is an encoded image plus its dice: centre, top-face edge, edge angle, value, and
 whether it is cocked or to be ignored. `sample_windows` cuts windows from a scene the way the
 reader cuts them, with the detector's errors (centre, size, angle) and camera degradations
@@ -127,7 +128,7 @@ def random_synthetic_spec(rng: np.random.Generator, kind: str = "wide"):
     dark see-through dice only (the pips of the hidden faces show); "camouflaged" = the same
     with marbled dice whose pips vanish on one swirl colour; "game" = the game scenes
     of `random_scene`'s defaults (5 dice, 640x480, 40-90 px); "steep" = close, low views
-    (`lab.synth.steep`)."""
+    (`lab.synth.steep`); "boards" = dice on board games' boards (`lab.synth.boards`)."""
     from lab.synth import random_scene
 
     if kind == "game":
@@ -136,6 +137,10 @@ def random_synthetic_spec(rng: np.random.Generator, kind: str = "wide"):
         from lab.synth.steep import steep_spec
 
         return steep_spec(rng)
+    if kind == "boards":
+        from lab.synth.boards import boards_spec
+
+        return boards_spec(rng)
     styles = (kind,) if kind in ("marbled", "smoky", "camouflaged") else ("opaque", "translucent", "marbled")
 
     width, height = [(640, 480), (640, 640), (800, 600)][int(rng.integers(3))]

@@ -9,7 +9,8 @@ looks (or the detector files given by `--detector`, to train for a candidate det
 is shipped; it also finds tomitomi's faces). Options: [--detector FILE...] [--synthetic 3000]
 [--marbled 2000] [--smoky 600] [--game 1500] [--steep 0] [--negatives 900] [--mine 1] [--widths 24,48,96]
 [--hidden 128] [--convs 1] [--window 48] [--die 36] [--epochs 20] [--per-epoch 100000]
-[--hard 0] [--hard-photo-share 0] [--hard-camouflaged 0] [--hard-epochs 3] [--hard-share 0.05]
+[--hard 0] [--hard-photo-share 0] [--hard-camouflaged 0] [--hard-boards 0] [--hard-epochs 3]
+[--hard-share 0.05]
 [--real-share 0.5] [--seed 1] [--threads 1] [--workers 1] [--device cpu]
 [--render-only | --prepare-only] [--work /tmp/cubilete-classifier]
 [--out vision/reader/die_values.onnx]. On a machine with a GPU and 16 cores:
@@ -41,7 +42,10 @@ Data (see `scripts/classifier_data.py`); nothing of a manifest's `test` split is
     others as "not a die", so the looks a quarter larger at real dice stay dice. With
     `--hard-camouflaged N`, N scenes of marbled dice whose pips vanish on one swirl colour
     (seeds [seed + 14, i]) give CAMOUFLAGED_SHARE more, cut like the synthetic scenes' windows,
-    so that a die is not read surely from the pips that show when others may hide.
+    so that a die is not read surely from the pips that show when others may hide. With
+    `--hard-boards N`, N scenes of dice on board games' boards (`lab.synth.boards`, seeds
+    [seed + 16, i]) are read with the reader too and give BOARDS_SHARE more, cut at the looks at
+    what it finds there: on a die as that die, on a number token or a marker as "not a die".
     `--start-from FILE.onnx` skips the training and fine-tunes that file's network instead (a
     network this script exported; its batch norms, folded into the convolutions by the export,
     stay frozen), for another `--detector` say.
@@ -105,6 +109,7 @@ MINED_SCORE = 0.2  # --mine: windows at the detector's detections from this scor
 # --hard: the window sizes, in die sizes, of the reader's looks that say whether a die is there
 HARD_SCALES = tuple((1.0, *SCALE_LOOKS)[look] for look in LOOKS_FOR_A_DIE)
 CAMOUFLAGED_SHARE = 0.05  # --hard-camouflaged: share of a fine-tuning epoch's windows from those scenes
+BOARDS_SHARE = 0.05  # --hard-boards: share of a fine-tuning epoch's windows from the reader's finds on boards
 HARD_EPOCHS_FROM = 1000  # fine-tuning epoch e draws its windows as epoch 1000 + e, apart from training's
 
 
@@ -636,6 +641,10 @@ def option_parser() -> argparse.ArgumentParser:
     parser.add_argument("--hard-camouflaged", type=int, default=0,
                         help="fine-tune on this many scenes of marbled dice whose pips vanish on one swirl "
                              f"colour too, {CAMOUFLAGED_SHARE * 100:.0f}%% of its epochs' windows")
+    parser.add_argument("--hard-boards", type=int, default=0,
+                        help="fine-tune on the dice the reader finds in this many scenes of dice on board games' "
+                             f"boards (as the die each lies on, or not a die), {BOARDS_SHARE * 100:.0f}%% of its "
+                             "epochs' windows")
     parser.add_argument("--hard-photo-share", type=float, default=0.0,
                         help="share of its epochs' windows from the dice the reader finds in the fitting photos "
                              "(as the labelled die each lies on, or not a die)")
@@ -665,8 +674,9 @@ def main(argv: list[str] | None = None) -> int:
 
     import torch
 
-    if args.start_from and not (args.hard or args.hard_photo_share or args.hard_camouflaged):
-        parser.error("--start-from only fine-tunes: give it --hard, --hard-photo-share or --hard-camouflaged")
+    if args.start_from and not (args.hard or args.hard_photo_share or args.hard_camouflaged or args.hard_boards):
+        parser.error("--start-from only fine-tunes: give it --hard, --hard-photo-share, --hard-camouflaged "
+                     "or --hard-boards")
     if args.device.startswith("cuda") and not (args.render_only or args.prepare_only) \
             and not torch.cuda.is_available():  # asked before the scenes take their minutes
         parser.error(f"--device {args.device}: torch {torch.__version__} sees no GPU here; train with --device cpu")
@@ -784,7 +794,7 @@ def main(argv: list[str] | None = None) -> int:
                       args.device, batch_workers)
         notes["epochs"] = args.epochs
         notes["legs"] = trained_legs(torch.load(checkpoint, weights_only=False, map_location="cpu").get("legs", []))
-    if args.hard or args.hard_photo_share or args.hard_camouflaged:
+    if args.hard or args.hard_photo_share or args.hard_camouflaged or args.hard_boards:
         model, notes["hard"] = taught_own_finds(model, x, y, source, fit_photos, held, notes, checkpoint, net_seed,
                                                 checks, batch_workers, args, started)
     return calibrate_and_save(args.out, args.work, model, held, notes, started)
@@ -797,7 +807,8 @@ def taught_own_finds(model, x: np.ndarray, y: np.ndarray, source: np.ndarray, fi
     no-dice pictures (seeds [seed + 11, i]: neither training's nor any bench's), all no die;
     with `args.hard_photo_share`, on those it finds in the fitting photos, as the labelled dice
     they lie on or no die; with `args.hard_camouflaged`, on that many scenes of camouflaged
-    marbled dice; and what was done. The network before is written (calibrated) to the work
+    marbled dice; with `args.hard_boards`, on those it finds in that many scenes of dice on board
+    games' boards, as the dice they lie on or no die; and what was done. The network before is written (calibrated) to the work
     folder as OUT-before-hard.onnx, to compare."""
     import torch
 
@@ -837,6 +848,19 @@ def taught_own_finds(model, x: np.ndarray, y: np.ndarray, source: np.ndarray, fi
         log(f"{len(scenes)} camouflaged scenes: {len(camo_x)} windows ({time.time() - started:.0f} s)")
         done["camouflaged"] = {"scenes": args.hard_camouflaged, "share": CAMOUFLAGED_SHARE}
         found.append((camo_x, camo_y, CAMOUFLAGED_SHARE))
+    if args.hard_boards:
+        scenes = data.synthetic_scenes(args.hard_boards, args.seed + 16, args.work, log, kind="boards",
+                                       workers=args.workers)
+        board_x, board_y = cached(args.work, f"reader finds boards|{args.hard_boards}|{args.seed}|{HARD_SCALES}|"
+                                             f"{reads_with}",
+                                  lambda: data.reader_find_windows(scenes, args.seed + 17, GEOMETRY, HARD_SCALES,
+                                                                   args.detector, before, args.workers))
+        as_dice = int((board_y != data.NOT_A_DIE).sum()) // per_die
+        log(f"the reader found {len(board_x) // per_die} dice in {len(scenes)} scenes on boards, {as_dice} of them "
+            f"on a die: {len(board_x)} windows ({time.time() - started:.0f} s)")
+        done["boards"] = {"scenes": args.hard_boards, "dice_found": len(board_x) // per_die, "on_dice": as_dice,
+                          "share": BOARDS_SHARE}
+        found.append((board_x, board_y, BOARDS_SHARE))
     if not any(len(c) for _, c, _ in found):
         return model, done
     hard_checkpoint = fine_tuning_checkpoint(args.work, checkpoint.name, net_seed, args)
@@ -854,7 +878,8 @@ def fine_tuning_checkpoint(work: Path, after: str, net_seed: int, args: argparse
     return checkpoint_path(work, "hard", {"after": after, "net_seed": net_seed, "pictures": args.hard,
                                           "epochs": args.hard_epochs, "share": args.hard_share, "scales": HARD_SCALES} |
                            ({"photo_share": args.hard_photo_share} if args.hard_photo_share else {}) |
-                           ({"camouflaged": args.hard_camouflaged} if args.hard_camouflaged else {}))
+                           ({"camouflaged": args.hard_camouflaged} if args.hard_camouflaged else {}) |
+                           ({"boards": args.hard_boards} if args.hard_boards else {}))
 
 
 def calibrate_and_save(out: Path, work: Path, model, held: dict[str, HeldOut], notes: dict, started: float) -> int:

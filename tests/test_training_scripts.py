@@ -461,7 +461,7 @@ def test_a_classifier_trained_to_the_end_records_where_it_trained_and_what_it_wa
         "--photos", str(tiny_photo_set(tmp_path / "photos", 12)), "--work", str(tmp_path / "work"), "--out", str(out),
         "--synthetic", "2", "--marbled", "0", "--smoky", "0", "--game", "0", "--negatives", "2", "--epochs", "1",
         "--per-epoch", "256", "--hard", "6", "--hard-epochs", "2", "--hard-photo-share", "0.05",
-        "--hard-camouflaged", "2"]) == 0
+        "--hard-camouflaged", "2", "--hard-boards", "3"]) == 0
     trained = json.loads(out.with_suffix(".json").read_text())["trained"]
     assert [(leg["device"], leg["torch"], leg["done"]) for leg in trained["legs"]] == [("cpu", torch.__version__, [0, 1])]
     hard = trained["hard"]
@@ -472,6 +472,10 @@ def test_a_classifier_trained_to_the_end_records_where_it_trained_and_what_it_wa
     assert photos["share"] == 0.05 and photos["pictures"] == 11
     assert 0 < photos["on_labels"] <= photos["dice_found"]
     assert hard["camouflaged"] == {"scenes": 2, "share": 0.05}
+    # the barely trained reader finds something on the three boards: dice, tokens or markers
+    boards = hard["boards"]
+    assert boards["scenes"] == 3 and boards["share"] == 0.05 and 0 <= boards["on_dice"] <= boards["dice_found"]
+    assert boards["dice_found"] > 0
     assert [(leg["device"], leg["done"]) for leg in hard["legs"]] == [("cpu", [0, 2])]
     before = tmp_path / "work" / "values-before-hard.onnx"
     assert "hard" not in json.loads(before.with_suffix(".json").read_text())["trained"]
@@ -509,7 +513,7 @@ def test_fine_tunings_of_one_network_with_other_seeds_or_lessons_do_not_resume_e
     import argparse
 
     train_classifier = scripts_module("train_classifier")
-    lesson = dict(hard=4000, hard_epochs=3, hard_share=0.3, hard_photo_share=0.15, hard_camouflaged=0)
+    lesson = dict(hard=4000, hard_epochs=3, hard_share=0.3, hard_photo_share=0.15, hard_camouflaged=0, hard_boards=0)
 
     def checkpoint(after: str = "start-0123456789ab", net_seed: int = 1, **changes) -> Path:
         return train_classifier.fine_tuning_checkpoint(tmp_path, after, net_seed, argparse.Namespace(**{**lesson, **changes}))
@@ -518,8 +522,21 @@ def test_fine_tunings_of_one_network_with_other_seeds_or_lessons_do_not_resume_e
     assert checkpoint() == plain
     others = {checkpoint(net_seed=2), checkpoint(after="start-ba9876543210"), checkpoint(hard=2000),
               checkpoint(hard_epochs=4), checkpoint(hard_share=0.2), checkpoint(hard_photo_share=0.3),
-              checkpoint(hard_camouflaged=500)}
-    assert plain not in others and len(others) == 7
+              checkpoint(hard_camouflaged=500), checkpoint(hard_boards=1000)}
+    assert plain not in others and len(others) == 8
+
+
+def test_the_classifier_s_board_scenes_are_lab_synths_boards_with_their_dice_labelled() -> None:
+    data = scripts_module("classifier_data")
+    from lab.synth import render
+    from lab.synth.boards import boards_spec
+
+    for i in range(2):
+        scene = data.synthetic_scene(7016, i, "boards")
+        want = render(boards_spec(np.random.default_rng([7016, i]))).labels
+        assert scene.name == f"synth-boards-7016-{i}" and scene.image().shape[:2] in ((480, 640), (640, 640), (640, 480))
+        assert [round(die.size, 3) for die in scene.dice] == [round(label.size, 3) for label in want]
+        assert all(die.label in (*range(1, 7), data.COCKED, data.IGNORE) for die in scene.dice)
 
 
 def test_a_classifier_started_from_a_network_only_fine_tunes_it(torch, tmp_path: Path, capsys) -> None:
