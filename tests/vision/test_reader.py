@@ -197,8 +197,30 @@ def test_an_expected_count_adds_only_dice_the_size_of_those_found_and_none_to_an
     probs = np.stack([probabilities(0.1)] * 3)
     found = [detection(0, 0.95), detection(100, 0.3, size=11.0), detection(200, 0.3, size=48.0)]
     assert select_dice(found, probs, 5) == ([0, 2], {2})  # the 11-px speck is no die of this set
+    # specks and holes of an empty tray the classifier does not read as sure dice: nothing to go by
     empty_tray = [detection(100, 0.3, size=11.0), detection(200, 0.3)]
-    assert select_dice(empty_tray, probs[:2], 5) == ([], set())
+    assert select_dice(empty_tray, np.stack([probabilities(0.3)] * 2), 5) == ([], set())
+
+
+def test_with_a_count_and_no_sure_die_dice_the_classifier_reads_surely_stand_in_guessed() -> None:
+    from vision.reader.reader import die_reading, select_dice
+
+    # small dice on a busy floor, all doubtful at the detector: a die the classifier reads
+    # plainly, a token it half takes for one, a second die and a much smaller token
+    found = [detection(0, 0.38, size=15.0), detection(100, 0.36, size=14.0), detection(200, 0.3, size=16.0),
+             detection(300, 0.35, size=6.0)]
+    probs = np.stack([probabilities(0.001), probabilities(0.4), probabilities(0.02), probabilities(0.001)])
+    kept, guessed = select_dice(found, probs, 2)
+    # the plain die stands in first (the 6-px token too is read plainly, but is likelier second);
+    # every die kept without a sure detection is guessed
+    assert kept == [0, 3] and guessed == {0, 3}
+    assert not die_reading(found[0], probs[0], guessed=True).sure
+    # a count of three, the small token doubted: the rest is filled as ever, at the stand-in's
+    # size, likeliest by both networks first
+    probs[3] = probabilities(0.3)
+    kept, guessed = select_dice(found, probs, 3)
+    assert kept == [0, 2, 1] and guessed == {0, 1, 2}
+    assert select_dice(found, probs, None) == ([], set())  # without a count: nothing sure, nothing kept
 
 
 def test_a_barely_sure_detection_needs_less_of_a_veto() -> None:

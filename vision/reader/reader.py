@@ -186,7 +186,8 @@ def classified(img: np.ndarray, found: list[Detection], expected: int | None
     """The classifier's probabilities for the detections, and `select_dice`'s choice.
 
     Only detections that can be kept are read: the sure ones first, and the doubtful ones
-    only when the sure ones fall short of the expected count (they can only fill it). Those
+    only when the sure ones fall short of the expected count (they can only fill it, or stand
+    in for a sure die where there is none). Those
     left unread count as "not a die" and are never kept, so the choice is the one reading
     every detection would give."""
     first = np.zeros((len(found), len(CLASS_NAMES)), np.float32)
@@ -195,7 +196,7 @@ def classified(img: np.ndarray, found: list[Detection], expected: int | None
     first[sure] = classify(img, [found[i] for i in sure])
     kept, guessed = select_dice(found, first, expected)
     doubtful = [i for i, d in enumerate(found) if d.score < SURE_DETECTION]
-    if expected is not None and kept and len(kept) < expected and doubtful:
+    if expected is not None and len(kept) < expected and doubtful:
         first[doubtful] = classify(img, [found[i] for i in doubtful])
         kept, guessed = select_dice(found, first, expected)
     return first, kept, guessed
@@ -213,13 +214,21 @@ def select_dice(found: list[Detection], probabilities: np.ndarray, expected: int
     of the rest that are the size of the dice found are added (and reported unsure), likeliest
     by both networks: the detector's score times the classifier's probability that a die is
     there (among small dice on a busy floor the detector scores a die and a token alike). The
-    count never conjures dice out of an empty tray: with no sure die there is no size to
-    go by, and a speck at the tray's edge would be asked about as a die."""
+    count does not conjure dice out of an empty tray: with no sure die there is no size to go
+    by, and a speck at the tray's edge would be asked about as a die; only doubtful detections
+    the classifier reads as sure dice on its own (`read_surely`) then stand in for the sure
+    dice, as guessed as those added (small dice on a busy floor, under SURE_DETECTION at the
+    detector, can be read that plainly)."""
     not_a_die = probabilities[:, 0] if len(found) else np.zeros(0)
     order = sorted(range(len(found)), key=lambda i: -found[i].score)
     kept = [i for i in order if found[i].score >= SURE_DETECTION
             and not_a_die[i] < (VETO if found[i].score >= KEEP_SCORE else VETO_BELOW_KEEP)]
     guessed: set[int] = set()
+    if expected is not None and not kept:
+        stand_ins = [i for i in order if found[i].score >= EXPECTED_FLOOR and read_surely(probabilities[i])]
+        stand_ins.sort(key=lambda i: -found[i].score * (1.0 - float(not_a_die[i])))
+        kept = stand_ins[:expected]
+        guessed = set(kept)
     if expected is not None and kept:
         while len(kept) > expected and found[kept[-1]].score < KEEP_SCORE:
             kept.pop()
@@ -227,9 +236,18 @@ def select_dice(found: list[Detection], probabilities: np.ndarray, expected: int
         spare = [i for i in order if i not in kept and found[i].score >= EXPECTED_FLOOR and not_a_die[i] < 0.5
                  and 1 / GUESSED_SIZE_RATIO <= found[i].size / size <= GUESSED_SIZE_RATIO]
         spare.sort(key=lambda i: -found[i].score * (1.0 - float(not_a_die[i])))
-        guessed = set(spare[: max(0, expected - len(kept))])
-        kept += [i for i in spare if i in guessed]
+        added = spare[: max(0, expected - len(kept))]
+        guessed |= set(added)
+        kept += [i for i in spare if i in added]
     return kept, guessed
+
+
+def read_surely(probabilities: np.ndarray) -> bool:
+    """Whether class probabilities alone make a sure die: its likeliest value's share of the
+    six values times the probability that a die is there reaches SURE_CONFIDENCE (as in
+    `die_reading`)."""
+    values = probabilities[1:7]
+    return float(values.max()) / max(float(values.sum()), 1e-9) * (1.0 - float(probabilities[0])) >= SURE_CONFIDENCE
 
 
 def die_reading(d: Detection, probabilities: np.ndarray, guessed: bool = False, unsteady: bool = False,
