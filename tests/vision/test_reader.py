@@ -223,6 +223,25 @@ def test_with_a_count_and_no_sure_die_dice_the_classifier_reads_surely_stand_in_
     assert select_dice(found, probs, None) == ([], set())  # without a count: nothing sure, nothing kept
 
 
+def test_with_a_count_a_die_the_classifier_reads_surely_takes_a_barely_sure_detection_s_place() -> None:
+    from vision.reader.reader import select_dice
+
+    # two tokens scored just over the line, read unsurely, fill a count of two; a die the
+    # classifier reads plainly waits under the line
+    found = [detection(0, 0.46, size=17.0), detection(100, 0.45, size=17.0), detection(200, 0.31, size=16.0)]
+    probs = np.stack([probabilities(0.3), probabilities(0.4), probabilities(0.004)])
+    kept, guessed = select_dice(found, probs, 2)
+    assert kept == [0, 2] and guessed == {2}  # the token the classifier likes least gives way, the die is guessed
+    # a detection from KEEP_SCORE keeps its place though read unsurely; without a count nothing changes
+    found[1] = detection(100, 0.65, size=17.0)
+    assert select_dice(found, probs, 2) == ([1, 2], {2})
+    assert select_dice(found, probs, None) == ([1, 0], set())
+    # nor does a barely sure detection the classifier reads as a sure die give way
+    found[1] = detection(100, 0.45, size=17.0)
+    probs[0] = probs[1] = probabilities(0.0)
+    assert select_dice(found, probs, 2) == ([0, 1], set())
+
+
 def test_a_barely_sure_detection_needs_less_of_a_veto() -> None:
     from vision.reader.reader import select_dice
 

@@ -186,8 +186,9 @@ def classified(img: np.ndarray, found: list[Detection], expected: int | None
     """The classifier's probabilities for the detections, and `select_dice`'s choice.
 
     Only detections that can be kept are read: the sure ones first, and the doubtful ones
-    only when the sure ones fall short of the expected count (they can only fill it, or stand
-    in for a sure die where there is none). Those
+    only when the sure ones fall short of the expected count or some are barely sure and read
+    unsurely (they can only fill it, stand in for a sure die where there is none, or take a
+    barely sure one's place). Those
     left unread count as "not a die" and are never kept, so the choice is the one reading
     every detection would give."""
     first = np.zeros((len(found), len(CLASS_NAMES)), np.float32)
@@ -196,7 +197,8 @@ def classified(img: np.ndarray, found: list[Detection], expected: int | None
     first[sure] = classify(img, [found[i] for i in sure])
     kept, guessed = select_dice(found, first, expected)
     doubtful = [i for i, d in enumerate(found) if d.score < SURE_DETECTION]
-    if expected is not None and len(kept) < expected and doubtful:
+    barely = any(found[i].score < KEEP_SCORE and not read_surely(first[i]) for i in kept)
+    if expected is not None and (len(kept) < expected or barely) and doubtful:
         first[doubtful] = classify(img, [found[i] for i in doubtful])
         kept, guessed = select_dice(found, first, expected)
     return first, kept, guessed
@@ -218,7 +220,9 @@ def select_dice(found: list[Detection], probabilities: np.ndarray, expected: int
     by, and a speck at the tray's edge would be asked about as a die; only doubtful detections
     the classifier reads as sure dice on its own (`read_surely`) then stand in for the sure
     dice, as guessed as those added (small dice on a busy floor, under SURE_DETECTION at the
-    detector, can be read that plainly)."""
+    detector, can be read that plainly). For the same reason, with a count, such a detection
+    takes the place of a kept one scored under KEEP_SCORE that the classifier does not read
+    surely (a token on a board game scored just over the line), guessed too."""
     not_a_die = probabilities[:, 0] if len(found) else np.zeros(0)
     order = sorted(range(len(found)), key=lambda i: -found[i].score)
     kept = [i for i in order if found[i].score >= SURE_DETECTION
@@ -239,6 +243,14 @@ def select_dice(found: list[Detection], probabilities: np.ndarray, expected: int
         added = spare[: max(0, expected - len(kept))]
         guessed |= set(added)
         kept += [i for i in spare if i in added]
+        # a die the classifier reads plainly takes the place of a barely sure detection it does not
+        likely = [i for i in spare if i not in added and read_surely(probabilities[i])]
+        doubted = sorted((i for i in kept if i not in guessed and found[i].score < KEEP_SCORE
+                          and not read_surely(probabilities[i])),
+                         key=lambda i: found[i].score * (1.0 - float(not_a_die[i])))
+        for out, into in zip(doubted, likely):
+            kept[kept.index(out)] = into
+            guessed.add(into)
     return kept, guessed
 
 
