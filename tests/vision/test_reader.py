@@ -162,6 +162,18 @@ def test_an_expected_count_settles_only_doubtful_detections() -> None:
     assert die_reading(found[2], probabilities(0.0)).sure
 
 
+def test_dice_dropped_for_the_count_are_the_least_likely_by_both_networks() -> None:
+    from vision.reader.reader import select_dice
+
+    # three sure detections for two dice: two under KEEP_SCORE, the stronger of them a token
+    # the classifier doubts
+    found = [detection(0, 0.9), detection(100, 0.5), detection(200, 0.45)]
+    probs = np.stack([probabilities(0.05), probabilities(0.8), probabilities(0.15)])
+    assert select_dice(found, probs, 2) == ([0, 2], set())
+    # where the classifier has no preference, the detector's order stands
+    assert select_dice(found, np.stack([probabilities(0.05)] * 3), 2) == ([0, 1], set())
+
+
 def test_dice_added_for_the_count_are_the_likeliest_by_both_networks() -> None:
     from vision.reader.reader import select_dice
 

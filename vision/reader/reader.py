@@ -40,7 +40,7 @@ SURE_DETECTION = 0.4  # from this score a detection is a die unless the classifi
 VETO = 0.99  # classifier "not a die" probability that overrules a sure detection ...
 VETO_BELOW_KEEP = 0.9  # ... or one scored under KEEP_SCORE (a speck at the tray's edge)
 EXPECTED_FLOOR = 0.25  # with too few dice for the expected count, detections from this score are added
-KEEP_SCORE = 0.6  # with too many, detections below this score are dropped, weakest first
+KEEP_SCORE = 0.6  # with too many, detections below this score are dropped, least likely first
 GUESSED_SIZE_RATIO = 1.6  # a die added for the count is within this factor of the found dice' size
 COCKED_SCORE = 0.5  # detector cocked probability from which a die is reported cocked
 SCALE_LOOKS = (1.25, 1.5)  # each die's window read again at these multiples of its size
@@ -212,7 +212,7 @@ def select_dice(found: list[Detection], probabilities: np.ndarray, expected: int
     classifier's word alone: the classifier calls specks of dirt and the tray's holes dice
     (a one on a die the colour of the tray looks much the same), the detector rarely does.
     Knowing how many dice there should be moves the line only for doubtful detections: with
-    too many, those under KEEP_SCORE are dropped, weakest first; with too few, the likeliest
+    too many, those under KEEP_SCORE are dropped, least likely first; with too few, the likeliest
     of the rest that are the size of the dice found are added (and reported unsure), likeliest
     by both networks: the detector's score times the classifier's probability that a die is
     there (among small dice on a busy floor the detector scores a die and a token alike). The
@@ -234,8 +234,10 @@ def select_dice(found: list[Detection], probabilities: np.ndarray, expected: int
         kept = stand_ins[:expected]
         guessed = set(kept)
     if expected is not None and kept:
-        while len(kept) > expected and found[kept[-1]].score < KEEP_SCORE:
-            kept.pop()
+        droppable = sorted((i for i in kept if found[i].score < KEEP_SCORE),
+                           key=lambda i: found[i].score * (1.0 - float(not_a_die[i])))
+        for i in droppable[: max(0, len(kept) - expected)]:
+            kept.remove(i)
         size = float(np.median([found[i].size for i in kept]))
         spare = [i for i in order if i not in kept and found[i].score >= EXPECTED_FLOOR and not_a_die[i] < 0.5
                  and 1 / GUESSED_SIZE_RATIO <= found[i].size / size <= GUESSED_SIZE_RATIO]
