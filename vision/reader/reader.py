@@ -188,9 +188,8 @@ def classified(img: np.ndarray, found: list[Detection], expected: int | None
     Only detections that can be kept are read: the sure ones first, and the doubtful ones
     only when the sure ones fall short of the expected count or some are barely sure and read
     unsurely (they can only fill it, stand in for a sure die where there is none, or take a
-    barely sure one's place). Those
-    left unread count as "not a die" and are never kept, so the choice is the one reading
-    every detection would give."""
+    barely sure one's place). Those left unread count as "not a die" and are never kept, so
+    the choice is the one reading every detection would give."""
     first = np.zeros((len(found), len(CLASS_NAMES)), np.float32)
     first[:, 0] = 1.0
     sure = [i for i, d in enumerate(found) if d.score >= SURE_DETECTION]
@@ -224,32 +223,34 @@ def select_dice(found: list[Detection], probabilities: np.ndarray, expected: int
     takes the place of a kept one scored under KEEP_SCORE that the classifier does not read
     surely (a token on a board game scored just over the line), guessed too."""
     not_a_die = probabilities[:, 0] if len(found) else np.zeros(0)
+
+    def likelihood(i: int) -> float:  # that detection i is a die, by both networks
+        return found[i].score * (1.0 - float(not_a_die[i]))
+
     order = sorted(range(len(found)), key=lambda i: -found[i].score)
     kept = [i for i in order if found[i].score >= SURE_DETECTION
             and not_a_die[i] < (VETO if found[i].score >= KEEP_SCORE else VETO_BELOW_KEEP)]
     guessed: set[int] = set()
     if expected is not None and not kept:
         stand_ins = [i for i in order if found[i].score >= EXPECTED_FLOOR and read_surely(probabilities[i])]
-        stand_ins.sort(key=lambda i: -found[i].score * (1.0 - float(not_a_die[i])))
+        stand_ins.sort(key=likelihood, reverse=True)
         kept = stand_ins[:expected]
         guessed = set(kept)
     if expected is not None and kept:
-        droppable = sorted((i for i in kept if found[i].score < KEEP_SCORE),
-                           key=lambda i: found[i].score * (1.0 - float(not_a_die[i])))
+        droppable = sorted((i for i in kept if found[i].score < KEEP_SCORE), key=likelihood)
         for i in droppable[: max(0, len(kept) - expected)]:
             kept.remove(i)
         size = float(np.median([found[i].size for i in kept]))
         spare = [i for i in order if i not in kept and found[i].score >= EXPECTED_FLOOR and not_a_die[i] < 0.5
                  and 1 / GUESSED_SIZE_RATIO <= found[i].size / size <= GUESSED_SIZE_RATIO]
-        spare.sort(key=lambda i: -found[i].score * (1.0 - float(not_a_die[i])))
+        spare.sort(key=likelihood, reverse=True)
         added = spare[: max(0, expected - len(kept))]
         guessed |= set(added)
-        kept += [i for i in spare if i in added]
+        kept += added
         # a die the classifier reads plainly takes the place of a barely sure detection it does not
         likely = [i for i in spare if i not in added and read_surely(probabilities[i])]
         doubted = sorted((i for i in kept if i not in guessed and found[i].score < KEEP_SCORE
-                          and not read_surely(probabilities[i])),
-                         key=lambda i: found[i].score * (1.0 - float(not_a_die[i])))
+                          and not read_surely(probabilities[i])), key=likelihood)
         for out, into in zip(doubted, likely):
             kept[kept.index(out)] = into
             guessed.add(into)
