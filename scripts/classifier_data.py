@@ -413,13 +413,15 @@ def label_under(x: float, y: float, dice: list[Die]) -> int:
 
 
 def read_windows_chunk(scenes: list[Scene], seed: int, first: int, geometry: Geometry, scales: tuple[float, ...],
-                       detector_files: ModelFiles, classifier_path: Path) -> tuple[list[np.ndarray], list[int]]:
+                       detector_files: ModelFiles, classifier_path: Path,
+                       with_count: bool = False) -> tuple[list[np.ndarray], list[int]]:
     """Windows wherever the reader, with the networks of those files, reports a die: at `scales`
     times its size (the looks that decide whether a die is there), WINDOWS_PER_LOOK times each,
     a little off its box (`READER_JITTER`), scene i drawing from generator [seed, i]. Each is
     classed as the labelled die it lies on (`label_under`), or "not a die" where it lies on
     none (every die found in a scene that holds none); dice on a label not trained on
-    (IGNORE) are left out."""
+    (IGNORE) are left out. With `with_count`, each real photo is read told its number of
+    dice, as the device reads a throw (the count keeps doubtful detections too)."""
     cv2.setNumThreads(1)
     detector.use_model(*model_files(detector_files))
     classifier.use_model(classifier_path)
@@ -428,7 +430,7 @@ def read_windows_chunk(scenes: list[Scene], seed: int, first: int, geometry: Geo
     for k, scene in enumerate(scenes):
         rng = np.random.default_rng([seed, first + k])
         image = scene.image()
-        for die in read_dice(image).dice:
+        for die in read_dice(image, len(scene.dice) if with_count and scene.real else None).dice:
             label = label_under(die.center[0], die.center[1], scene.dice)
             if label == IGNORE:
                 continue
@@ -442,8 +444,8 @@ def read_windows_chunk(scenes: list[Scene], seed: int, first: int, geometry: Geo
 
 def reader_find_windows(scenes: list[Scene], seed: int, geometry: Geometry, scales: tuple[float, ...],
                         detector_files: ModelFiles, classifier_path: Path,
-                        workers: int = 1) -> tuple[np.ndarray, np.ndarray]:
+                        workers: int = 1, with_count: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """`read_windows_chunk` of every scene, in `workers` processes."""
-    jobs = [(scenes[first:first + CHUNK], seed, first, geometry, scales, detector_files, classifier_path)
+    jobs = [(scenes[first:first + CHUNK], seed, first, geometry, scales, detector_files, classifier_path, with_count)
             for first in range(0, len(scenes), CHUNK)]
     return stacked(in_processes(read_windows_chunk, jobs, workers), geometry.window_px)

@@ -9,7 +9,7 @@ looks (or the detector files given by `--detector`, to train for a candidate det
 is shipped; it also finds tomitomi's faces). Options: [--detector FILE...] [--synthetic 3000]
 [--marbled 2000] [--smoky 600] [--game 1500] [--steep 0] [--negatives 900] [--mine 1] [--widths 24,48,96]
 [--hidden 128] [--convs 1] [--window 48] [--die 36] [--epochs 20] [--per-epoch 100000]
-[--hard 0] [--hard-photo-share 0] [--hard-camouflaged 0] [--hard-boards 0] [--hard-epochs 3]
+[--hard 0] [--hard-photo-share 0] [--hard-photo-count] [--hard-camouflaged 0] [--hard-boards 0] [--hard-epochs 3]
 [--hard-share 0.05]
 [--real-share 0.5] [--seed 1] [--threads 1] [--workers 1] [--device cpu]
 [--render-only | --prepare-only] [--work /tmp/cubilete-classifier]
@@ -39,7 +39,9 @@ Data (see `scripts/classifier_data.py`); nothing of a manifest's `test` split is
     network as it was before is written to `--work` too, to compare. With `--hard-photo-share S`,
     the fine-tuning also reads the fitting photos with the reader, and S of each epoch's windows
     are cut at the looks at the dice it finds there: those on a labelled die as that die, the
-    others as "not a die", so the looks a quarter larger at real dice stay dice. With
+    others as "not a die", so the looks a quarter larger at real dice stay dice (with
+    `--hard-photo-count`, each photo read told its number of dice, as the device reads a
+    throw: the count keeps doubtful detections too, which the classifier then weighs). With
     `--hard-camouflaged N`, N scenes of marbled dice whose pips vanish on one swirl colour
     (seeds [seed + 14, i]) give CAMOUFLAGED_SHARE more, cut like the synthetic scenes' windows,
     so that a die is not read surely from the pips that show when others may hide. With
@@ -638,6 +640,8 @@ def option_parser() -> argparse.ArgumentParser:
                              "and fine-tune on every die it finds there as not a die")
     parser.add_argument("--hard-epochs", type=int, default=3, help="epochs of that fine-tuning")
     parser.add_argument("--hard-share", type=float, default=0.05, help="share of its epochs' windows from those dice")
+    parser.add_argument("--hard-photo-count", action="store_true",
+                        help="read those photos told their number of dice, as the device reads a throw")
     parser.add_argument("--hard-camouflaged", type=int, default=0,
                         help="fine-tune on this many scenes of marbled dice whose pips vanish on one swirl "
                              f"colour too, {CAMOUFLAGED_SHARE * 100:.0f}%% of its epochs' windows")
@@ -674,6 +678,8 @@ def main(argv: list[str] | None = None) -> int:
 
     import torch
 
+    if args.hard_photo_count and not args.hard_photo_share:
+        parser.error("--hard-photo-count says how the photos of --hard-photo-share are read: give that too")
     if args.start_from and not (args.hard or args.hard_photo_share or args.hard_camouflaged or args.hard_boards):
         parser.error("--start-from only fine-tunes: give it --hard, --hard-photo-share, --hard-camouflaged "
                      "or --hard-boards")
@@ -830,14 +836,16 @@ def taught_own_finds(model, x: np.ndarray, y: np.ndarray, source: np.ndarray, fi
     found = [(hard_x, hard_y, args.hard_share)]
     if args.hard_photo_share:
         names = sorted(scene.name for scene in fit_photos)
-        photo_x, photo_y = cached(args.work, f"reader finds|{names}|{args.seed}|{HARD_SCALES}|{reads_with}",
+        counted = "|with count" if args.hard_photo_count else ""
+        photo_x, photo_y = cached(args.work, f"reader finds|{names}|{args.seed}|{HARD_SCALES}|{reads_with}{counted}",
                                   lambda: data.reader_find_windows(fit_photos, args.seed + 13, GEOMETRY, HARD_SCALES,
-                                                                   args.detector, before, args.workers))
+                                                                   args.detector, before, args.workers,
+                                                                   args.hard_photo_count))
         as_dice = int((photo_y != data.NOT_A_DIE).sum()) // per_die
         log(f"the reader found {len(photo_x) // per_die} dice in {len(fit_photos)} fitting photos, {as_dice} of them "
             f"on a labelled die: {len(photo_x)} windows ({time.time() - started:.0f} s)")
         done["photos"] = {"pictures": len(fit_photos), "dice_found": len(photo_x) // per_die, "on_labels": as_dice,
-                          "share": args.hard_photo_share}
+                          "share": args.hard_photo_share} | ({"with_count": True} if args.hard_photo_count else {})
         found.append((photo_x, photo_y, args.hard_photo_share))
     if args.hard_camouflaged:
         scenes = data.synthetic_scenes(args.hard_camouflaged, args.seed + 14, args.work, log, kind="camouflaged",
@@ -878,6 +886,7 @@ def fine_tuning_checkpoint(work: Path, after: str, net_seed: int, args: argparse
     return checkpoint_path(work, "hard", {"after": after, "net_seed": net_seed, "pictures": args.hard,
                                           "epochs": args.hard_epochs, "share": args.hard_share, "scales": HARD_SCALES} |
                            ({"photo_share": args.hard_photo_share} if args.hard_photo_share else {}) |
+                           ({"photo_count": True} if args.hard_photo_count else {}) |
                            ({"camouflaged": args.hard_camouflaged} if args.hard_camouflaged else {}) |
                            ({"boards": args.hard_boards} if args.hard_boards else {}))
 

@@ -513,7 +513,8 @@ def test_fine_tunings_of_one_network_with_other_seeds_or_lessons_do_not_resume_e
     import argparse
 
     train_classifier = scripts_module("train_classifier")
-    lesson = dict(hard=4000, hard_epochs=3, hard_share=0.3, hard_photo_share=0.15, hard_camouflaged=0, hard_boards=0)
+    lesson = dict(hard=4000, hard_epochs=3, hard_share=0.3, hard_photo_share=0.15, hard_camouflaged=0, hard_boards=0,
+                  hard_photo_count=False)
 
     def checkpoint(after: str = "start-0123456789ab", net_seed: int = 1, **changes) -> Path:
         return train_classifier.fine_tuning_checkpoint(tmp_path, after, net_seed, argparse.Namespace(**{**lesson, **changes}))
@@ -522,8 +523,8 @@ def test_fine_tunings_of_one_network_with_other_seeds_or_lessons_do_not_resume_e
     assert checkpoint() == plain
     others = {checkpoint(net_seed=2), checkpoint(after="start-ba9876543210"), checkpoint(hard=2000),
               checkpoint(hard_epochs=4), checkpoint(hard_share=0.2), checkpoint(hard_photo_share=0.3),
-              checkpoint(hard_camouflaged=500), checkpoint(hard_boards=1000)}
-    assert plain not in others and len(others) == 8
+              checkpoint(hard_camouflaged=500), checkpoint(hard_boards=1000), checkpoint(hard_photo_count=True)}
+    assert plain not in others and len(others) == 9
 
 
 def test_the_classifier_s_board_scenes_are_lab_synths_boards_with_their_dice_labelled() -> None:
@@ -592,6 +593,34 @@ def test_the_reader_s_own_dice_become_windows_at_its_looks_classed_by_the_label_
     assert y.tolist() == [data.NOT_A_DIE] * 4 + [1] * 4 + [data.NOT_A_DIE] * 4
     assert (x[:, 22:26, 22:26].mean(axis=(1, 2, 3)) < 150).all()  # on the pip: cut where the reader found the die
     assert x[:2].mean() > x[2:4].mean() + 10  # the looks a quarter larger take in more of the grey around it
+
+
+def test_the_reader_reads_the_photos_told_their_dice_count_only_when_asked(monkeypatch) -> None:
+    import cv2
+
+    data = scripts_module("classifier_data")
+    from vision.reader import classifier, detector
+    from vision.reader.windows import Geometry
+    from vision.reading import Reading
+
+    counts = []
+    monkeypatch.setattr(data, "read_dice", lambda image, expected=None: counts.append(expected) or Reading((), ()))
+    encoded = cv2.imencode(".png", np.full((240, 320, 3), 90, np.uint8))[1].tobytes()
+    dice = [data.Die(100, 100, 40, 0, 3), data.Die(200, 100, 40, 0, 5)]
+    scenes = [data.Scene("photo", encoded, dice, True, "tiny"), data.Scene("synthetic", encoded, dice, False)]
+    for with_count in (False, True):
+        data.reader_find_windows(scenes, 4, Geometry(48, 36.0), (1.0,), detector.MODEL_PATH, classifier.MODEL_PATH,
+                                 with_count=with_count)
+    # the device's count is the photo's labelled dice; synthetic scenes are read as before
+    assert counts == [None, None, 2, None]
+
+
+def test_a_dice_count_for_photos_that_are_not_read_is_refused_with_a_clear_message(torch, capsys) -> None:
+    import train_classifier
+
+    with pytest.raises(SystemExit) as stop:
+        train_classifier.main(["--hard", "10", "--hard-photo-count"])
+    assert stop.value.code == 2 and "give that too" in capsys.readouterr().err
 
 
 def test_fine_tuning_draws_each_pool_s_share_of_windows_from_the_reader_s_finds(torch) -> None:
