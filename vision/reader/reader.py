@@ -43,7 +43,7 @@ EXPECTED_FLOOR = 0.25  # with too few dice for the expected count, detections fr
 KEEP_SCORE = 0.6  # with too many, detections below this score are dropped, least likely first
 GUESSED_SIZE_RATIO = 1.6  # a die added for the count is within this factor of the found dice' size
 COCKED_SCORE = 0.5  # detector cocked probability from which a die is reported cocked
-SCALE_LOOKS = (1.25, 1.5)  # each die's window read again at these multiples of its size
+SCALE_LOOKS = (1.25,)  # each die's window read again at these multiples of its size
 # The looks (the first, then SCALE_LOOKS') that speak to whether a die is there: a window bigger
 # than the classifier learnt dice in can hold a cluster of dice, which it was taught is no die
 LOOKS_FOR_A_DIE = (0, *(1 + n for n, k in enumerate(SCALE_LOOKS)
