@@ -104,6 +104,7 @@ def test_the_profile_splits_a_reading_into_its_stages_and_puts_the_networks_back
     from lab import synth
     from lab.reader_eval import profile
     from vision.reader import classifier, detector
+    from vision.reader.reader import SCALE_LOOKS
 
     scene = synth.render(synth.random_scene(np.random.default_rng(5)))
     methods = (detector.DieDetector.detect, classifier.ValueNet.windows, classifier.ValueNet.logits)
@@ -112,7 +113,7 @@ def test_the_profile_splits_a_reading_into_its_stages_and_puts_the_networks_back
     assert all(seconds > 0 for seconds in stages.seconds.values())
     assert sum(stages.seconds.values()) <= total + 1e-3
     # every die found was read at least once, and again at the other scales
-    assert stages.windows >= 2 * 3 * len(scene.labels) * 0.8
+    assert stages.windows >= 2 * (1 + len(SCALE_LOOKS)) * len(scene.labels) * 0.8
     assert (detector.DieDetector.detect, classifier.ValueNet.windows, classifier.ValueNet.logits) == methods
 
 
