@@ -80,6 +80,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--negatives", type=int, metavar="N", default=0,
                         help="also read N seeded pictures with no die (text, headlines, grids, checkerboards, "
                              "gradients, noise, wood; seed --seed) and count the dice found in them")
+    parser.add_argument("--negatives-count", type=int, metavar="N",
+                        help="read those pictures again told N dice, as the device reads a throw: how often an "
+                             "empty tray is offered dice to confirm")
     parser.add_argument("--root", type=Path, help="folder the manifest's image paths are relative to (default: the manifest's folder)")
     parser.add_argument("--split", help="only photos of this split (e.g. test; held-out: every tenth train photo, which the networks never trained on, less those whose copy they did)")
     parser.add_argument("--seed", type=int, default=1, help="seed of the synthetic scenes (default 1)")
@@ -116,6 +119,10 @@ def expectation(args: argparse.Namespace, photo) -> int | None:
 def run(args: argparse.Namespace) -> int:
     if args.manifest is None and args.synthetic is None and args.suite is None and not args.negatives:
         print("cubilete bench vision: give --manifest, --synthetic, --suite or --negatives", file=sys.stderr)
+        return 2
+    if args.negatives_count is not None and (not args.negatives or args.negatives_count < 0):
+        print("cubilete bench vision: --negatives-count N reads the --negatives pictures again told N >= 0 dice: "
+              "give --negatives too", file=sys.stderr)
         return 2
     cv2.setNumThreads(args.threads)
     if args.classifier is not None:
@@ -229,6 +236,8 @@ def bench_suite(args: argparse.Namespace) -> int:
     if args.negatives:
         print(f"reading {args.negatives} pictures with no die ...", file=sys.stderr, flush=True)
         rows.append(read_negatives(args.negatives, args.seed))
+        if args.negatives_count is not None:
+            rows.append(read_negatives(args.negatives, args.seed, args.negatives_count))
     if args.json:
         print(json.dumps({"expect": args.expect, "split": args.split or "test", "sets": rows}))
     else:
@@ -264,7 +273,7 @@ def format_suite(rows: list[dict], expect, split: str) -> str:
             f"{'sure wrong':>16} {'asked':>7} {'ms p50':>7} {'p95':>6}")
     lines = [f"split {split}, {counted}; one OpenCV thread", head, "-" * len(head)]
     for r in rows:
-        if r["set"] == "negatives":
+        if r["set"].startswith("negatives"):
             continue
         sure = r["sure_right"] + r["sure_wrong"]
         lines.append(
@@ -273,7 +282,11 @@ def format_suite(rows: list[dict], expect, split: str) -> str:
             f"{r['sure_wrong']:>4}/{sure:<5} {100 * r['sure_error_rate']:>4.2f}% {100 * r['asked_rate']:>6.1f}% "
             f"{r['median_ms']:>7.1f} {r['p95_ms']:>6.1f}")
     for r in rows:
-        if r["set"] == "negatives":
+        if r["set"].startswith("negatives told"):
+            lines.append(f"{r['set']} dice, as the device reads a throw: {r['pictures_with_dice']} of {r['photos']} "
+                         f"pictures offered dice to confirm, {r['extras']} dice in all, {r['sure_extras']} at "
+                         f"confidence >= {SURE_CONFIDENCE}")
+        elif r["set"] == "negatives":
             kinds = ", ".join(f"{k} {v}" for k, v in sorted(r["pictures_with_sure_dice_by_kind"].items())) or "none"
             lines.append(f"negatives: {r['photos']} pictures with no die (no count given): {r['pictures_with_dice']} "
                          f"gave a die, {r['extras']} dice in all, {r['sure_extras']} at confidence >= "

@@ -117,6 +117,24 @@ def test_bench_vision_suite_prints_a_row_per_set_and_the_negatives(tmp_path: Pat
     assert "camera-a" in table and "camera-b" in table and "sure wrong" in table
 
 
+def test_bench_vision_reads_the_negatives_again_told_a_count_as_the_device_does(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from lab.reader_eval import read_sets
+
+    assert main(["bench", "vision", "--negatives", "6", "--negatives-count", "5", "--json"]) == 0
+    rows = {row["set"]: row for row in json.loads(capsys.readouterr().out)["sets"]}
+    assert set(rows) == {"negatives", "negatives told 5"}
+    told = rows["negatives told 5"]
+    assert told["photos"] == 6 and told["expected"] == 5 and rows["negatives"]["expected"] is None
+    # the count only ever adds unsure dice to a picture read without it
+    assert told["sure_extras"] <= rows["negatives"]["sure_extras"]
+    assert told == read_sets.read_negatives(6, 1, 5) | {"median_ms": told["median_ms"], "p95_ms": told["p95_ms"]}
+    assert main(["bench", "vision", "--negatives", "6", "--negatives-count", "5"]) == 0
+    assert "negatives told 5 dice, as the device reads a throw: " in capsys.readouterr().out
+    assert main(["bench", "vision", "--suite", str(tmp_path), "--negatives-count", "5"]) == 2
+    assert "give --negatives too" in capsys.readouterr().err
+
+
 def mislabelled(manifest: Path) -> Path:
     """The manifest with the first photo's first die given another value: that photo cannot be exact."""
     lines = manifest.read_text().splitlines()
