@@ -223,37 +223,48 @@ def select_dice(found: list[Detection], probabilities: np.ndarray, expected: int
     takes the place of a kept one scored under KEEP_SCORE that the classifier does not read
     surely (a token on a board game scored just over the line), guessed too."""
     not_a_die = probabilities[:, 0] if len(found) else np.zeros(0)
+    order = sorted(range(len(found)), key=lambda i: -found[i].score)
+    kept = [i for i in order if found[i].score >= SURE_DETECTION
+            and not_a_die[i] < (VETO if found[i].score >= KEEP_SCORE else VETO_BELOW_KEEP)]
+    if expected is None:
+        return kept, set()
+    return fitted_to_count(found, probabilities, order, kept, expected)
+
+
+def fitted_to_count(found: list[Detection], probabilities: np.ndarray, order: list[int], kept: list[int],
+                    expected: int) -> tuple[list[int], set[int]]:
+    """`select_dice`'s sure dice `kept` (of `order`, likeliest first by the detector) fitted to
+    the expected count, in its four steps: stand-ins where nothing is sure, the least likely
+    barely sure dropped from too many, the likeliest spare added to too few, and plain dice in
+    the place of barely sure ones the classifier doubts; and the dice guessed on the way."""
+    not_a_die = probabilities[:, 0]
 
     def likelihood(i: int) -> float:  # that detection i is a die, by both networks
         return found[i].score * (1.0 - float(not_a_die[i]))
 
-    order = sorted(range(len(found)), key=lambda i: -found[i].score)
-    kept = [i for i in order if found[i].score >= SURE_DETECTION
-            and not_a_die[i] < (VETO if found[i].score >= KEEP_SCORE else VETO_BELOW_KEEP)]
     guessed: set[int] = set()
-    if expected is not None and not kept:
+    if not kept:
         stand_ins = [i for i in order if found[i].score >= EXPECTED_FLOOR and read_surely(probabilities[i])]
-        stand_ins.sort(key=likelihood, reverse=True)
-        kept = stand_ins[:expected]
+        kept = sorted(stand_ins, key=likelihood, reverse=True)[:expected]
         guessed = set(kept)
-    if expected is not None and kept:
-        droppable = sorted((i for i in kept if found[i].score < KEEP_SCORE), key=likelihood)
-        for i in droppable[: max(0, len(kept) - expected)]:
-            kept.remove(i)
-        size = float(np.median([found[i].size for i in kept]))
-        spare = [i for i in order if i not in kept and found[i].score >= EXPECTED_FLOOR and not_a_die[i] < 0.5
-                 and 1 / GUESSED_SIZE_RATIO <= found[i].size / size <= GUESSED_SIZE_RATIO]
-        spare.sort(key=likelihood, reverse=True)
-        added = spare[: max(0, expected - len(kept))]
-        guessed |= set(added)
-        kept += added
-        # a die the classifier reads plainly takes the place of a barely sure detection it does not
-        likely = [i for i in spare if i not in added and read_surely(probabilities[i])]
-        doubted = sorted((i for i in kept if i not in guessed and found[i].score < KEEP_SCORE
-                          and not read_surely(probabilities[i])), key=likelihood)
-        for out, into in zip(doubted, likely):
-            kept[kept.index(out)] = into
-            guessed.add(into)
+        if not kept:
+            return [], guessed
+    droppable = sorted((i for i in kept if found[i].score < KEEP_SCORE), key=likelihood)
+    for i in droppable[: max(0, len(kept) - expected)]:
+        kept.remove(i)
+    size = float(np.median([found[i].size for i in kept]))
+    spare = [i for i in order if i not in kept and found[i].score >= EXPECTED_FLOOR and not_a_die[i] < 0.5
+             and 1 / GUESSED_SIZE_RATIO <= found[i].size / size <= GUESSED_SIZE_RATIO]
+    spare.sort(key=likelihood, reverse=True)
+    added = spare[: max(0, expected - len(kept))]
+    guessed |= set(added)
+    kept += added
+    likely = [i for i in spare if i not in added and read_surely(probabilities[i])]
+    doubted = sorted((i for i in kept if i not in guessed and found[i].score < KEEP_SCORE
+                      and not read_surely(probabilities[i])), key=likelihood)
+    for out, into in zip(doubted, likely):
+        kept[kept.index(out)] = into
+        guessed.add(into)
     return kept, guessed
 
 
