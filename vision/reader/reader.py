@@ -195,9 +195,11 @@ def classified(img: np.ndarray, found: list[Detection], expected: int | None
     sure = [i for i, d in enumerate(found) if d.score >= SURE_DETECTION]
     first[sure] = classify(img, [found[i] for i in sure])
     kept, guessed = select_dice(found, first, expected)
+    if expected is None:  # without a count the doubtful detections can never be kept
+        return first, kept, guessed
     doubtful = [i for i, d in enumerate(found) if d.score < SURE_DETECTION]
     barely = any(found[i].score < KEEP_SCORE and not read_surely(first[i]) for i in kept)
-    if expected is not None and (len(kept) < expected or barely) and doubtful:
+    if (len(kept) < expected or barely) and doubtful:
         first[doubtful] = classify(img, [found[i] for i in doubtful])
         kept, guessed = select_dice(found, first, expected)
     return first, kept, guessed
