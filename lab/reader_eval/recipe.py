@@ -47,7 +47,8 @@ def mean_figures(seeds: list[Figures]) -> Figures:
         {name: mean_summaries([s.held_out[name] for s in seeds]) for name in first.held_out},
         {seed: mean_summaries([s.synthetic[seed] for s in seeds]) for seed in first.synthetic},
         {seed: sum(s.negatives[seed] for s in seeds) / len(seeds) for seed in first.negatives},
-        sum(s.median_ms for s in seeds) / len(seeds))
+        sum(s.median_ms for s in seeds) / len(seeds),
+        worse={name: mean_summaries([s.worse[name] for s in seeds]) for name in first.worse})
 
 
 def photos_asked(figures: Figures) -> float:
@@ -91,6 +92,9 @@ def table(shipped: Figures, seeds: dict[str, Figures]) -> str:
     for name in shipped.held_out:
         lines.append(row(f"held-out {name}", [shipped.held_out[name]] + [seeds[n].held_out[name] for n in names]
                          + [mean.held_out[name]]))
+    for name in shipped.worse:
+        lines.append(row(f"worse {name}", [shipped.worse[name]] + [seeds[n].worse[name] for n in names]
+                         + [mean.worse[name]]))
     for seed in shipped.synthetic:
         lines.append(row(f"synthetic seed {seed}", [shipped.synthetic[seed]]
                          + [seeds[n].synthetic[seed] for n in names] + [mean.synthetic[seed]]))
@@ -102,6 +106,7 @@ def table(shipped: Figures, seeds: dict[str, Figures]) -> str:
 
     lines.append(totals("held-out right dice", right_dice))
     lines.append(totals("held-out sure and wrong", lambda f: sum(r["sure_wrong"] for r in f.held_out.values())))
+    lines.append(totals("worse copies sure and wrong", lambda f: sum(r["sure_wrong"] for r in f.worse.values())))
     lines.append(totals("synthetic sure and wrong", lambda f: sum(r["sure_wrong"] for r in f.synthetic.values())))
     lines.append(totals("no-dice sure dice", lambda f: sum(f.negatives.values())))
     return "\n".join(lines)

@@ -9,7 +9,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from lab.reader_eval import decide, label_fixes
+from lab.reader_eval import decide, label_fixes, worse_cameras
+from lab.reader_eval.evaluate import LabelledDie, LabelledPhoto
 
 
 def summary(accuracy: float, sure_wrong: int = 0, dice: int = 1000, asked: int = 10, photos: int = 100) -> dict:
@@ -65,6 +66,49 @@ def test_one_die_lost_on_a_small_set_is_within_the_allowance_two_are_not() -> No
 ])
 def test_a_candidate_worse_on_any_gate_fails_and_says_where(candidate: decide.Figures, failure: str) -> None:
     assert decide.verdict(SHIPPED, candidate) == [failure]
+
+
+def test_sure_mistakes_on_the_worse_copies_are_judged_like_those_on_the_photos() -> None:
+    shipped = figures({"a": summary(0.90, 2)})
+    shipped.worse = {"a": summary(0.80, 1)}
+    safe = figures({"a": summary(0.90, 2)})
+    safe.worse = {"a": summary(0.81, 0)}
+    assert decide.verdict(shipped, safe) == []
+    unsafe = figures({"a": summary(0.90, 2)})
+    unsafe.worse = {"a": summary(0.80, 2)}
+    assert decide.verdict(shipped, unsafe) == ["sure but wrong on the worse copies pictures rose from 1 to 2"]
+    unsafe.worse = {"a": summary(0.79, 1)}
+    assert decide.verdict(shipped, unsafe) == ["per-die accuracy dropped (points): worse copies a 1.00"]
+    assert "worse a" in decide.table(shipped, unsafe)
+    assert decide.Figures.from_json(json.loads(json.dumps(unsafe.to_json()))).worse == unsafe.worse
+
+
+def test_a_worse_copy_is_smaller_softer_and_the_same_every_time_with_its_labels_scaled(tmp_path: Path) -> None:
+    import cv2
+
+    rng = np.random.default_rng(3)
+    photo = rng.integers(0, 255, (1200, 1600, 3), np.uint8)
+    cv2.rectangle(photo, (700, 500), (820, 620), (255, 255, 255), -1)
+    cv2.imwrite(str(tmp_path / "p.png"), photo)
+    labelled = LabelledPhoto("p.png", "train", (LabelledDie(4, (700.0, 500.0, 820.0, 620.0)),))
+    first = worse_cameras.write_worse_copies(tmp_path, [labelled], tmp_path / "a", copies=2)
+    again = worse_cameras.write_worse_copies(tmp_path, [labelled], tmp_path / "b", copies=2)
+    assert [p.image for p in first] == ["00000-0.png", "00000-1.png"]
+    for one, other in zip(first, again):
+        a, b = cv2.imread(str(tmp_path / "a" / one.image)), cv2.imread(str(tmp_path / "b" / other.image))
+        assert np.array_equal(a, b) and one == other
+        # read as the reader would (at most 640 px) and then shrunk further: the dice fewer pixels across
+        factor = a.shape[1] / 1600
+        assert worse_cameras.MIN_SIDE <= min(a.shape[:2]) and max(a.shape[:2]) <= 640 * worse_cameras.SHRINK[1] + 1
+        (die,) = one.dice
+        assert die.value == 4 and die.box == pytest.approx((700 * factor, 500 * factor, 820 * factor, 620 * factor),
+                                                           rel=0.01)
+        x0, y0, x1, y1 = (round(v) for v in die.box)
+        assert a[y0 + 2:y1 - 2, x0 + 2:x1 - 2].mean() > a.mean()  # the white square is where its label says
+    a0, a1 = (cv2.imread(str(tmp_path / "a" / p.image)) for p in first)
+    assert a0.shape != a1.shape or not np.array_equal(a0, a1)  # each copy its own camera
+    with pytest.raises(OSError, match="missing.png"):
+        worse_cameras.write_worse_copies(tmp_path, [LabelledPhoto("missing.png", "train", ())], tmp_path / "c")
 
 
 def test_without_a_candidate_or_with_an_unreadable_one_it_stops_with_a_clear_message(tmp_path: Path, capsys) -> None:
@@ -126,7 +170,9 @@ def test_a_change_of_the_readers_code_is_judged_against_saved_figures(tmp_path: 
     before = tmp_path / "before.json"
     pictures = ["--photos", str(tmp_path / "photos"), "--negatives", "1", "--synthetic", "0"]
     assert decide.main(pictures + ["--save", str(before)]) == 0
-    assert json.loads(before.read_text())["figures"]["held_out"]["scenes"]["photos"] == 3
+    saved_figures = json.loads(before.read_text())["figures"]
+    assert saved_figures["held_out"]["scenes"]["photos"] == 3
+    assert saved_figures["worse"]["scenes"]["photos"] == 3 * worse_cameras.WORSE_COPIES
     capsys.readouterr()
     kept = tmp_path / "kept.json"
     assert decide.main(pictures + ["--against", str(before), "--keep", str(kept)]) == 0
@@ -164,8 +210,9 @@ def test_a_change_of_the_readers_code_is_judged_against_saved_figures(tmp_path: 
     assert "sure but wrong only with the shipped" not in out
     # ... and each held-out photo read otherwise is listed with what changed
     changed = out.split("pictures read otherwise (")[1].splitlines()
-    assert changed[0] == "3), the dice lost first:"
-    assert all(line.startswith("  scenes/") and ": right " in line and " -> 0" in line for line in changed[1:4])
+    assert changed[0] == f"{3 + 3 * worse_cameras.WORSE_COPIES}), the dice lost first:"
+    assert sum(line.startswith("  scenes/") for line in changed) == 3
+    assert sum(line.startswith("  worse scenes/") for line in changed) == 3 * worse_cameras.WORSE_COPIES
 
     # figures of other pictures are no baseline, nor figures read under other label fixes
     assert decide.main(["--photos", str(tmp_path / "photos"), "--negatives", "2", "--synthetic", "0",
