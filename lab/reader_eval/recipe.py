@@ -16,6 +16,11 @@ recipe instead, by the same gates split in two:
 When the recipe passes, the seed that ships is the one with the most held-out dice right (then
 the fewest photos asked about): `decide`'s pictures may choose it, since the bench's test splits
 never did. Reads no picture: it only compares figures `decide` wrote.
+
+A fine-tuning moves the shipped network whatever it teaches (FINDINGS.md, "A fine-tuning taught
+nothing new"), so a lesson is also judged against a control, the same command without the lesson,
+over the same seeds: `--against CONTROL0.json --against CONTROL1.json` judges the recipe against the
+mean of the control's seeds.
 """
 
 from __future__ import annotations
@@ -75,7 +80,7 @@ def table(shipped: Figures, seeds: dict[str, Figures]) -> str:
     the no-dice pictures: the shipped pair, every seed, their mean and their spread."""
     names = list(seeds)
     mean = mean_figures(list(seeds.values()))
-    columns = ["shipped"] + names + ["mean", "spread"]
+    columns = ["against"] + names + ["mean", "spread"]
     width = max(16, *(len(c) for c in columns))
     lines = [f"{'per die % / asked %':<24}" + "".join(f"{c:>{width + 2}}" for c in columns)]
 
@@ -112,23 +117,33 @@ def table(shipped: Figures, seeds: dict[str, Figures]) -> str:
     return "\n".join(lines)
 
 
+def figures_on(path: Path, pictures: dict, first: Path) -> Figures:
+    """The figures `decide` wrote to `path`; ValueError unless measured on the same `pictures` as `first`'s."""
+    measured_on, figures = load_saved(path)
+    if measured_on != pictures:
+        raise ValueError(f"{path}: measured on other pictures than {first} ({measured_on} against {pictures})")
+    return figures
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m lab.reader_eval.recipe", description=__doc__.splitlines()[0])
-    parser.add_argument("--against", type=Path, required=True, metavar="FILE",
-                        help="the shipped pair's figures, written by decide --save")
+    parser.add_argument("--against", type=Path, required=True, action="append", metavar="FILE",
+                        help="the shipped pair's figures, written by decide --save; given again for each seed "
+                             "of a control (figures written by decide --keep), judged against as their mean")
     parser.add_argument("seeds", type=Path, nargs="+", metavar="SEED.json",
                         help=f"each seed's figures, written by decide --keep ({MIN_SEEDS} or more)")
     args = parser.parse_args(argv)
     if len(args.seeds) < MIN_SEEDS:
         parser.error(f"a recipe is judged over {MIN_SEEDS} seeds or more; one seed alone is decide's verdict")
     try:
-        pictures, shipped = load_saved(args.against)
+        pictures, shipped = load_saved(args.against[0])
+        controls = [shipped]
+        for path in args.against[1:]:
+            controls.append(figures_on(path, pictures, args.against[0]))
+        shipped = mean_figures(controls) if len(controls) > 1 else shipped
         seeds = {}
         for path in args.seeds:
-            measured_on, seeds[path.stem] = load_saved(path)
-            if measured_on != pictures:
-                raise ValueError(f"{path}: measured on other pictures than {args.against} "
-                                 f"({measured_on} against {pictures})")
+            seeds[path.stem] = figures_on(path, pictures, args.against[0])
     except ValueError as error:
         print(f"recipe: {error}", file=sys.stderr)
         return 2

@@ -72,6 +72,23 @@ def test_the_command_prints_every_seed_their_mean_and_spread_and_the_verdict(tmp
     assert out[-1] == "verdict: passes; the seed that ships: seed0"
 
 
+def test_a_lesson_is_judged_against_the_mean_of_a_controls_seeds(tmp_path: Path, capsys) -> None:
+    controls = [save(tmp_path / "control0.json", figures(74)), save(tmp_path / "control1.json", figures(70))]
+    lesson = [save(tmp_path / "seed0.json", figures(75)), save(tmp_path / "seed1.json", figures(70))]
+    # against the mean of the control (72 dice right on set a), not its better seed (74), the lesson's (72.5) passes
+    assert recipe.main(["--against", str(controls[0]), "--against", str(controls[1]), *map(str, lesson)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    (held_out_a,) = [line for line in out if line.startswith("held-out a")]
+    assert held_out_a.split()[2:5] == ["72.00", "/", "33.3"]
+    assert out[-1] == "verdict: passes; the seed that ships: seed0"
+    worse = [save(tmp_path / "seed2.json", figures(69)), save(tmp_path / "seed3.json", figures(70))]
+    assert recipe.main(["--against", str(controls[0]), "--against", str(controls[1]), *map(str, worse)]) == 0
+    assert "right dice on the held-out photos fell from 167 to 164.5" in capsys.readouterr().out
+    other = save(tmp_path / "control2.json", figures(70), {**PICTURES, "negatives": 10})
+    assert recipe.main(["--against", str(controls[0]), "--against", str(other), *map(str, lesson)]) == 2
+    assert "control2.json: measured on other pictures" in capsys.readouterr().err
+
+
 def test_one_seed_or_figures_of_other_pictures_stop_it_with_a_clear_message(tmp_path: Path, capsys) -> None:
     shipped = save(tmp_path / "shipped.json", SHIPPED)
     with pytest.raises(SystemExit):
