@@ -26,8 +26,8 @@ from lab.reader_eval.evaluate import LabelledDie, LabelledPhoto
 
 WORSE_COPIES = 3  # worse copies of each unseen held-out photo
 WORSE_SEED = 23
-WORK_SIDE = 640  # a copy is shrunk from the photo as the reader would read it (its longer side at most this)
-SHRINK = (0.4, 0.85)  # of that size: the dice 0.4 to 0.85 times as many pixels across
+WORK_SIDE = 640  # a photo is first taken to the reader's working size (READ_SIDE) on its longer side ...
+SHRINK = (0.4, 0.85)  # ... then shrunk by this: its dice 0.4 to 0.85 times as many pixels across
 MIN_SIDE = 96  # no copy's shorter side is under this
 
 
