@@ -254,6 +254,53 @@ def test_with_a_count_a_die_the_classifier_reads_surely_takes_a_barely_sure_dete
     assert select_dice(found, probs, 2) == ([0, 1], set())
 
 
+def test_short_of_the_count_two_one_pip_faces_side_by_side_are_read_as_the_die_holding_them(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from vision.reader import reader
+
+    # a black die's two big white pips, each found as a one-pip face and vetoed, and a sure die
+    # far away; the count asks for two dice
+    found = [detection(50, 0.45, size=36.0), detection(76, 0.40, size=35.0), detection(300, 0.9, size=60.0)]
+    first = np.stack([probabilities(0.95, value=1), probabilities(0.9, value=1), probabilities(0.0, value=5)])
+    looked_at = []
+
+    def fake_classify(image, dice):
+        looked_at.extend(dice)
+        return np.stack([probabilities(0.01, value=2)] * len(dice))
+
+    monkeypatch.setattr(reader, "classify", fake_classify)
+    image = np.full((120, 400, 3), 90, np.uint8)
+    joined, probs, kept, guessed = reader.with_pips_joined(image, found, first, [2], set(), 2)
+    (window,) = looked_at
+    assert window.center == pytest.approx((63.0, 50.0)) and window.size == pytest.approx(26.0 + 35.5)
+    assert kept == [2, 3] and guessed == {3} and len(joined) == 4 and probs[3][2] == pytest.approx(0.99)
+    assert not reader.die_reading(joined[3], probs[3], guessed=True).sure  # asked about, never scored silently
+    # nothing is tried with the count met, ...
+    looked_at.clear()
+    assert reader.with_pips_joined(image, found, first, [2, 0], set(), 2)[2] == [2, 0] and not looked_at
+    # ... nor for faces too far apart to be one die's, unlike in size, or not read as ones
+    for other in (detection(110, 0.40, size=35.0), detection(76, 0.40, size=50.0)):
+        assert reader.with_pips_joined(image, [found[0], other, found[2]], first, [2], set(), 2)[2] == [2]
+    twos = first.copy()
+    twos[1] = probabilities(0.9, value=2)
+    assert reader.with_pips_joined(image, found, twos, [2], set(), 2)[2] == [2]
+    assert not looked_at
+    # a window the classifier does not read as a sure die is not added
+    monkeypatch.setattr(reader, "classify", lambda image, dice: np.stack([probabilities(0.3, value=2)] * len(dice)))
+    assert reader.with_pips_joined(image, found, first, [2], set(), 2)[2] == [2]
+
+
+def test_a_black_two_whose_pips_the_detector_takes_for_dice_is_found(shared_dir) -> None:
+    import cv2
+
+    photo = shared_dir / "data" / "dice-photos" / "tomitomi" / "images" / "train" / "2_00201.png"
+    if not photo.is_file():
+        pytest.skip(f"needs the tomitomi photos ({photo} not found)")
+    reading = read_dice(cv2.imread(str(photo)), expected=1)
+    assert reading.values == (2,) and not reading.dice[0].sure
+    assert read_dice(cv2.imread(str(photo))).values == ()  # without a count, as before: nothing sure is found
+
+
 def test_a_barely_sure_detection_needs_less_of_a_veto() -> None:
     from vision.reader.reader import select_dice
 

@@ -11,7 +11,8 @@ Pipeline (nothing is tied to one camera: sizes come from the image itself):
   3. the detector decides what is a die, the classifier can only veto: a detection from
      SURE_DETECTION stays unless the classifier is certain there is no die (a little less
      certain will do for one scored under KEEP_SCORE); doubtful ones are used only to reach
-     an expected count, and then reported unsure;
+     an expected count, and then reported unsure; short of the count, two one-pip faces found
+     side by side are read once more as the die holding both (big pips taken for dice);
   4. confidence and problems: a die whose top face is ambiguous is reported unsure with its
      alternatives, a leaning die as cocked; a count different from `expected` is a problem.
 The work per image is bounded whatever it holds: images over MAX_WORK_SIDE are read shrunk to
@@ -25,12 +26,14 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Sequence
 
+import math
+
 import cv2
 import numpy as np
 
 from vision.reader.classifier import CLASS_NAMES, classify_dice
 from vision.reader.detector import Detection, detect
-from vision.reader.windows import DIE_WINDOW_SCALES
+from vision.reader.windows import DIE_WINDOW_SCALES, edge_angle
 from vision.reading import SURE_CONFIDENCE, DieReading, Problem, Reading, die_problems
 
 MAX_PIXELS = 40_000_000  # a bigger array is refused (no camera gives one; converting it would cost gigabytes)
@@ -49,6 +52,10 @@ SCALE_LOOKS = (1.25,)  # each die's window read again at these multiples of its 
 LOOKS_FOR_A_DIE = (0, *(1 + n for n, k in enumerate(SCALE_LOOKS)
                        if DIE_WINDOW_SCALES[0] <= k <= DIE_WINDOW_SCALES[1]))
 LOOK_AGREEMENT = 0.8  # a die is steady when every look gives its value at least this share
+# Two one-pip faces found this close (in their size: from one pip found twice to two dice that
+# size overlapping), and this alike in size, may be one die's pips: read as the die holding both
+PIP_PAIR_REACH = (0.5, 1.5)
+PIP_PAIR_SIZE_RATIO = 1.3
 
 
 def as_bgr(image: object) -> tuple[np.ndarray | None, str]:
@@ -174,6 +181,8 @@ def read_bgr(img: np.ndarray, expected: int | None, outline: np.ndarray | None =
     if outline is not None:
         found = [d for d in found if cv2.pointPolygonTest(outline, (float(d.center[0]), float(d.center[1])), False) >= 0]
     first, kept, guessed = classified(img, found, expected)
+    if expected is not None and len(kept) < expected:
+        found, first, kept, guessed = with_pips_joined(img, found, first, kept, guessed, expected)
     kept.sort(key=lambda i: (round(found[i].center[1] / max(found[i].size, 1.0)), found[i].center[0]))
     probabilities, steady, seen = second_looks(img, [found[i] for i in kept], first[kept])
     dice = [die_reading(found[i], p, i in guessed, unsteady=not s, seen=float(a))
@@ -268,6 +277,52 @@ def fitted_to_count(found: list[Detection], probabilities: np.ndarray, order: li
         kept[kept.index(out)] = into
         guessed.add(into)
     return kept, guessed
+
+
+def with_pips_joined(img: np.ndarray, found: list[Detection], first: np.ndarray, kept: list[int], guessed: set[int],
+                     expected: int) -> tuple[list[Detection], np.ndarray, list[int], set[int]]:
+    """Short of the expected count, the dice whose pips were found as dice, added: two spare
+    detections read as one-pip faces, about one size and closer than two dice of that size could
+    lie (PIP_PAIR_REACH, PIP_PAIR_SIZE_RATIO), are read as the die that would hold both (centred
+    between them, its edge their distance plus their size); those the classifier reads as a sure
+    die on its own, off the kept dice and off each other, are added likeliest first up to the
+    count, guessed. A black die's two big white pips are each a one-pip face to the detector and
+    "no die" to the classifier, and the die itself is not found. Every detection has been read
+    when the count falls short (`classified`); the returned detections and probabilities have the
+    added dice at their end."""
+    spare = [i for i, d in enumerate(found) if i not in kept and d.score >= EXPECTED_FLOOR
+             and float(first[i, 1:7].sum()) > 0 and int(np.argmax(first[i, 1:7])) == 0]
+    grey = None
+    joined: list[Detection] = []
+    for n, a in enumerate(spare):
+        for b in spare[n + 1:]:
+            one, other = found[a], found[b]
+            size = (one.size + other.size) / 2
+            distance = math.dist(one.center, other.center)
+            if (max(one.size, other.size) > PIP_PAIR_SIZE_RATIO * min(one.size, other.size)
+                    or not PIP_PAIR_REACH[0] * size <= distance <= PIP_PAIR_REACH[1] * size):
+                continue
+            grey = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY) if grey is None else grey
+            x, y = (one.center[0] + other.center[0]) / 2, (one.center[1] + other.center[1]) / 2
+            edge = distance + size
+            joined.append(Detection((x, y), edge, edge_angle(grey, x, y, edge), min(one.score, other.score), 0.0))
+    if not joined:
+        return found, first, kept, guessed
+    probabilities = classify(img, joined)
+    plain = sorted((j for j in range(len(joined)) if read_surely(probabilities[j])),
+                   key=lambda j: -joined[j].score * (1.0 - float(probabilities[j, 0])))
+    chosen: list[int] = []
+    for j in plain:
+        if len(kept) + len(chosen) >= expected:
+            break
+        centres = [found[i].center for i in kept] + [joined[k].center for k in chosen]
+        if all(math.dist(joined[j].center, c) > joined[j].size / 2 for c in centres):
+            chosen.append(j)
+    if not chosen:
+        return found, first, kept, guessed
+    added = list(range(len(found), len(found) + len(chosen)))
+    return (found + [joined[j] for j in chosen], np.concatenate([first, probabilities[chosen]]),
+            kept + added, guessed | set(added))
 
 
 def read_surely(probabilities: np.ndarray) -> bool:
