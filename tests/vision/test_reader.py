@@ -288,6 +288,13 @@ def test_short_of_the_count_two_one_pip_faces_side_by_side_are_read_as_the_die_h
     # a window the classifier does not read as a sure die is not added
     monkeypatch.setattr(reader, "classify", lambda image, dice: np.stack([probabilities(0.3, value=2)] * len(dice)))
     assert reader.with_pips_joined(image, found, first, [2], set(), 2)[2] == [2]
+    # a field of dots: however many pairs, only the likeliest few are read
+    monkeypatch.setattr(reader, "classify", fake_classify)
+    looked_at.clear()
+    dots = [detection(x, 0.3 + x / 1e4, size=20.0) for x in range(0, 400, 20)]
+    reader.with_pips_joined(image, dots, np.stack([probabilities(0.9, value=1)] * len(dots)), [], set(), 5)
+    assert len(looked_at) == reader.MAX_PIP_PAIRS
+    assert min(window.center[0] for window in looked_at) >= 390 - 20 * reader.MAX_PIP_PAIRS  # the best-scored end
 
 
 def test_a_black_two_whose_pips_the_detector_takes_for_dice_is_found(shared_dir) -> None:

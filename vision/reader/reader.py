@@ -56,6 +56,7 @@ LOOK_AGREEMENT = 0.8  # a die is steady when every look gives its value at least
 # size overlapping), and this alike in size, may be one die's pips: read as the die holding both
 PIP_PAIR_REACH = (0.5, 1.5)
 PIP_PAIR_SIZE_RATIO = 1.3
+MAX_PIP_PAIRS = 8  # at most this many such pairs read, the likeliest first: the work stays bounded
 
 
 def as_bgr(image: object) -> tuple[np.ndarray | None, str]:
@@ -284,30 +285,31 @@ def with_pips_joined(img: np.ndarray, found: list[Detection], first: np.ndarray,
     """Short of the expected count, the dice whose pips were found as dice, added: two spare
     detections read as one-pip faces, about one size and closer than two dice of that size could
     lie (PIP_PAIR_REACH, PIP_PAIR_SIZE_RATIO), are read as the die that would hold both (centred
-    between them, its edge their distance plus their size); those the classifier reads as a sure
-    die on its own, off the kept dice and off each other, are added likeliest first up to the
-    count, guessed. A black die's two big white pips are each a one-pip face to the detector and
+    between them, its edge their distance plus their size; the MAX_PIP_PAIRS likeliest); those the
+    classifier reads as a sure die on its own, off the kept dice and off each other, are added
+    likeliest first up to the count, guessed. A black die's two big white pips are each a one-pip face to the detector and
     "no die" to the classifier, and the die itself is not found. Every detection has been read
     when the count falls short (`classified`); the returned detections and probabilities have the
     added dice at their end."""
     spare = [i for i, d in enumerate(found) if i not in kept and d.score >= EXPECTED_FLOOR
              and float(first[i, 1:7].sum()) > 0 and int(np.argmax(first[i, 1:7])) == 0]
-    grey = None
-    joined: list[Detection] = []
+    pairs = []
     for n, a in enumerate(spare):
         for b in spare[n + 1:]:
             one, other = found[a], found[b]
             size = (one.size + other.size) / 2
-            distance = math.dist(one.center, other.center)
-            if (max(one.size, other.size) > PIP_PAIR_SIZE_RATIO * min(one.size, other.size)
-                    or not PIP_PAIR_REACH[0] * size <= distance <= PIP_PAIR_REACH[1] * size):
-                continue
-            grey = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY) if grey is None else grey
-            x, y = (one.center[0] + other.center[0]) / 2, (one.center[1] + other.center[1]) / 2
-            edge = distance + size
-            joined.append(Detection((x, y), edge, edge_angle(grey, x, y, edge), min(one.score, other.score), 0.0))
-    if not joined:
+            if (max(one.size, other.size) <= PIP_PAIR_SIZE_RATIO * min(one.size, other.size)
+                    and PIP_PAIR_REACH[0] * size <= math.dist(one.center, other.center) <= PIP_PAIR_REACH[1] * size):
+                pairs.append((one, other))
+    if not pairs:
         return found, first, kept, guessed
+    pairs.sort(key=lambda pair: -min(pair[0].score, pair[1].score))
+    grey = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
+    joined = []
+    for one, other in pairs[:MAX_PIP_PAIRS]:
+        x, y = (one.center[0] + other.center[0]) / 2, (one.center[1] + other.center[1]) / 2
+        edge = math.dist(one.center, other.center) + (one.size + other.size) / 2
+        joined.append(Detection((x, y), edge, edge_angle(grey, x, y, edge), min(one.score, other.score), 0.0))
     probabilities = classify(img, joined)
     plain = sorted((j for j in range(len(joined)) if read_surely(probabilities[j])),
                    key=lambda j: -joined[j].score * (1.0 - float(probabilities[j, 0])))
