@@ -192,8 +192,10 @@ def measure(photo_sets: dict[str, tuple[Path, list]], scenes: dict[int, tuple[Pa
 
 def worse_copies(photo_sets: dict[str, tuple[Path, list]], scratch: Path, copies: int) -> dict[str, tuple[Path, list]]:
     """Each set's held-out photos as `copies` worse cameras would take each, written under `scratch`."""
+    if copies <= 0:
+        return {}
     sets = {}
-    for name, (root, photos) in photo_sets.items() if copies > 0 else ():
+    for name, (root, photos) in photo_sets.items():
         folder = scratch / f"worse-{name}"
         sets[name] = (folder, write_worse_copies(root, photos, folder, copies))
     return sets

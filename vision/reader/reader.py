@@ -23,10 +23,9 @@ most. With a `tray` polygon only the tray is read: the image is cut to the tray'
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 from typing import Sequence
-
-import math
 
 import cv2
 import numpy as np
@@ -251,8 +250,8 @@ def fitted_to_count(found: list[Detection], probabilities: np.ndarray, order: li
     the place of barely sure ones the classifier doubts; and the dice guessed on the way."""
     not_a_die = probabilities[:, 0]
 
-    def likelihood(i: int) -> float:  # that detection i is a die, by both networks
-        return found[i].score * (1.0 - float(not_a_die[i]))
+    def likelihood(i: int) -> float:
+        return die_likelihood(found[i], probabilities[i])
 
     guessed: set[int] = set()
     if not kept:
@@ -287,10 +286,11 @@ def with_pips_joined(img: np.ndarray, found: list[Detection], first: np.ndarray,
     lie (PIP_PAIR_REACH, PIP_PAIR_SIZE_RATIO), are read as the die that would hold both (centred
     between them, its edge their distance plus their size; the MAX_PIP_PAIRS likeliest); those the
     classifier reads as a sure die on its own, off the kept dice and off each other, are added
-    likeliest first up to the count, guessed. A black die's two big white pips are each a one-pip face to the detector and
-    "no die" to the classifier, and the die itself is not found. Every detection has been read
-    when the count falls short (`classified`); the returned detections and probabilities have the
-    added dice at their end."""
+    likeliest first up to the count, guessed. A black die's two big white pips are each a one-pip
+    face to the detector and "no die" to the classifier, and the die itself is not found. Every
+    detection has been read when the count falls short (`classified`); the returned detections
+    and probabilities have the added dice at their end."""
+    # a row whose six values are all zero ("not a die" to the last bit) has no likeliest value
     spare = [i for i, d in enumerate(found) if i not in kept and d.score >= EXPECTED_FLOOR
              and float(first[i, 1:7].sum()) > 0 and int(np.argmax(first[i, 1:7])) == 0]
     pairs = []
@@ -312,7 +312,7 @@ def with_pips_joined(img: np.ndarray, found: list[Detection], first: np.ndarray,
         joined.append(Detection((x, y), edge, edge_angle(grey, x, y, edge), min(one.score, other.score), 0.0))
     probabilities = classify(img, joined)
     plain = sorted((j for j in range(len(joined)) if read_surely(probabilities[j])),
-                   key=lambda j: -joined[j].score * (1.0 - float(probabilities[j, 0])))
+                   key=lambda j: -die_likelihood(joined[j], probabilities[j]))
     chosen: list[int] = []
     for j in plain:
         if len(kept) + len(chosen) >= expected:
@@ -325,6 +325,12 @@ def with_pips_joined(img: np.ndarray, found: list[Detection], first: np.ndarray,
     added = list(range(len(found), len(found) + len(chosen)))
     return (found + [joined[j] for j in chosen], np.concatenate([first, probabilities[chosen]]),
             kept + added, guessed | set(added))
+
+
+def die_likelihood(d: Detection, probabilities: np.ndarray) -> float:
+    """That a detection is a die, by both networks: the detector's score times the classifier's
+    probability that a die is there."""
+    return d.score * (1.0 - float(probabilities[0]))
 
 
 def read_surely(probabilities: np.ndarray) -> bool:
