@@ -62,7 +62,7 @@ batch-norm + ReLU) and a max-pool, of `--widths` channels, a dense layer of `--h
 classes (not a die, 1..6, cocked). AdamW with a one-cycle schedule; a checkpoint after every
 epoch in `--work`, from which a run started again with the same options goes on. The
 temperature that divides the logits is fitted (grid search) to the value probabilities of
-the held-out photos' dice, as `classify_dice` reads them (quarter-turn second looks), and
+the held-out photos' dice, as `classify_dice` reads them (with its second looks), and
 written to the metadata JSON beside the ONNX file with the options and held-out figures.
 Every scene, window pass and batch draws from its own generator (seed and index), so the data
 are the same for any count of workers. On the CPU, with one thread count, the run is deterministic;
@@ -322,7 +322,8 @@ def export_onnx(model, path: Path, meta: dict) -> None:
                           dynamic_axes={"x": {0: "n"}, "logits": {0: "n"}})
     os.replace(tmp, path)
     write_metadata(path, {"kind": classifier.KIND, "channels": CHANNELS, "window_px": GEOMETRY.window_px,
-                          "die_px": GEOMETRY.die_px, "classes": list(classifier.CLASS_NAMES), **meta})
+                          "die_px": GEOMETRY.die_px, "classes": list(classifier.CLASS_NAMES),
+                          **({"upright": True} if GEOMETRY.upright else {}), **meta})
 
 
 def to_channels(batch_bgr: np.ndarray):
@@ -534,17 +535,18 @@ def run_epochs(model, weights: np.ndarray, windows_of, epochs: int, steps_per_ep
 # ----------------------------------------------------------------------------- calibration and figures
 
 
-def all_turn_logits(net: classifier.ValueNet, windows_bgr: np.ndarray) -> np.ndarray:
-    """4 x N x classes logits of the windows at 0, 90, 180 and 270 degrees."""
+def all_look_logits(net: classifier.ValueNet, windows_bgr: np.ndarray) -> np.ndarray:
+    """(1 + K) x N x classes logits of the windows as read first and at their K second looks
+    (`classifier.second_looks`: the other three quarter turns, or the mirror of upright windows)."""
     out = []
     for start in range(0, len(windows_bgr), 2048):
         ch = window_channels(windows_bgr[start:start + 2048], GEOMETRY)
-        out.append(np.stack([net.logits(np.rot90(ch, k, axes=(2, 3))) for k in range(4)]))
+        out.append(np.concatenate([net.logits(ch)[np.newaxis], classifier.looked_again(net, ch)]))
     return np.concatenate(out, axis=1)
 
 
 def auto_probabilities(turn_logits: np.ndarray, temperature: float) -> np.ndarray:
-    """What `read_windows(tta="auto")` gives, from precomputed logits of all four turns."""
+    """What `read_windows(tta="auto")` gives, from precomputed logits of every look (`all_look_logits`)."""
     first = classifier.softmax(turn_logits[0] / temperature)
     again = classifier.needs_second_look(first)
     if not again.any():
@@ -593,6 +595,12 @@ def report(name: str, probabilities: np.ndarray, y: np.ndarray) -> dict:
         f"{figures['negatives_called_die']}; cocked found {figures['cocked_found']}; flat called cocked "
         f"{figures['flat_called_cocked']:.4f}")
     return figures
+
+
+def windows_turned() -> str:
+    """What cache keys add for upright windows (`--upright`): nothing for the turned ones, so
+    the windows and checkpoints of runs made before the option keep their names."""
+    return "|upright" if GEOMETRY.upright else ""
 
 
 def photo_windows_key(detector: ModelFiles) -> str:
@@ -658,6 +666,10 @@ def option_parser() -> argparse.ArgumentParser:
     parser.add_argument("--net-seed", type=int, help="seed of the network's training (default: --seed)")
     parser.add_argument("--window", type=int, default=GEOMETRY.window_px, help="window side, px")
     parser.add_argument("--die", type=float, default=GEOMETRY.die_px, help="top-face edge in the window, px")
+    parser.add_argument("--upright", action="store_true",
+                        help="cut every window with the photo's up kept within 45 degrees of the window's "
+                             "(`Geometry.upright`): the network may tell the top face from the side face "
+                             "below it in photos taken at an angle; second looks mirror instead of turning")
     parser.add_argument("--threads", type=int, default=1, help="torch threads of the training process")
     parser.add_argument("--workers", type=int, default=1,
                         help="processes rendering scenes, cutting windows and augmenting batches")
@@ -689,7 +701,7 @@ def main(argv: list[str] | None = None) -> int:
     if not args.render_only and (why := photo_sets.missing_training_photos(args.photos)):
         parser.error(why)  # before the scenes take their minutes
 
-    GEOMETRY = Geometry(args.window, args.die)
+    GEOMETRY = Geometry(args.window, args.die, args.upright)
     CONV_WIDTHS = tuple(int(w) for w in args.widths.split(","))
     HIDDEN = args.hidden
     CONVS_PER_STAGE = args.convs
@@ -730,7 +742,7 @@ def main(argv: list[str] | None = None) -> int:
 
     # a run without steep scenes keeps the key (and so the cached windows) it had before there were any
     key = f"{sorted(s.name for s in photos)}|{args.seed}|{args.synthetic}|{args.marbled}|{args.smoky}|{args.game}|" \
-          f"{GEOMETRY}|v6" + (f"|steep {args.steep}" if args.steep else "")
+          f"{GEOMETRY}|v6" + (f"|steep {args.steep}" if args.steep else "") + windows_turned()
     # Windows are cached under what they depend on: the photos' also on the detector and the
     # label fixes (`photo_windows_key`), the mined synthetic ones on the detector (they are
     # where it looks), the no-dice pictures' also on their count and kinds.
@@ -823,7 +835,8 @@ def taught_own_finds(model, x: np.ndarray, y: np.ndarray, source: np.ndarray, fi
     per_die = data.WINDOWS_PER_LOOK * len(HARD_SCALES)
     # the reader's finds depend on the network it reads with (whatever run made it), the
     # detector, the labels and the data seed
-    reads_with = f"{hashlib.sha1(before.read_bytes()).hexdigest()[:12]}{photo_windows_key(args.detector)}|{args.seed}"
+    reads_with = f"{hashlib.sha1(before.read_bytes()).hexdigest()[:12]}{photo_windows_key(args.detector)}|{args.seed}" \
+                 f"{windows_turned()}"
     # v2: since b62108e the windows are shifted in a disc (`jittered`), not in a square
     hard_x, hard_y = cached(args.work, f"reader mistakes|{args.hard}|{HARD_SCALES}|{reads_with}|v2",
                             lambda: data.reader_find_windows(
@@ -850,7 +863,8 @@ def taught_own_finds(model, x: np.ndarray, y: np.ndarray, source: np.ndarray, fi
     if args.hard_camouflaged:
         scenes = data.synthetic_scenes(args.hard_camouflaged, args.seed + 14, args.work, log, kind="camouflaged",
                                        workers=args.workers)
-        camo_x, camo_y = cached(args.work, f"camouflaged|{args.hard_camouflaged}|{args.seed}|{GEOMETRY}",
+        camo_x, camo_y = cached(args.work, f"camouflaged|{args.hard_camouflaged}|{args.seed}|{GEOMETRY}"
+                                           f"{windows_turned()}",
                                 lambda: data.scene_windows(scenes, 1, args.seed + 15, GEOMETRY, args.workers,
                                                            per_die=3, negatives_per_die=1.5, background=4))
         log(f"{len(scenes)} camouflaged scenes: {len(camo_x)} windows ({time.time() - started:.0f} s)")
@@ -885,6 +899,7 @@ def fine_tuning_checkpoint(work: Path, after: str, net_seed: int, args: argparse
     each other's."""
     return checkpoint_path(work, "hard", {"after": after, "net_seed": net_seed, "pictures": args.hard,
                                           "epochs": args.hard_epochs, "share": args.hard_share, "scales": HARD_SCALES} |
+                           ({"upright": True} if GEOMETRY.upright else {}) |
                            ({"photo_share": args.hard_photo_share} if args.hard_photo_share else {}) |
                            ({"photo_count": True} if args.hard_photo_count else {}) |
                            ({"camouflaged": args.hard_camouflaged} if args.hard_camouflaged else {}) |
@@ -898,7 +913,7 @@ def calibrate_and_save(out: Path, work: Path, model, held: dict[str, HeldOut], n
     export_onnx(model, draft, {"temperature": 1.0})
     net = classifier.ValueNet(draft)
     photos = [k for k in held if k.startswith("photos ")]
-    turns = {k: all_turn_logits(net, held[k].windows) for k in held}
+    turns = {k: all_look_logits(net, held[k].windows) for k in held}
     temperature = fit_temperature(np.concatenate([turns[k] for k in photos], axis=1),
                                   np.concatenate([held[k].classes for k in photos]))
     log(f"temperature {temperature:.3f}")

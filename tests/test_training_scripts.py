@@ -5,6 +5,7 @@ Needs the `train` extra (torch, onnx); skipped with the reason when it is not in
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import json
 import subprocess
@@ -509,7 +510,8 @@ def test_a_classifier_loaded_from_its_onnx_file_reads_as_the_network_it_was_and_
         assert all(torch.equal(m.running_mean, torch.zeros_like(m.running_mean)) for m in norms)
 
 
-def test_fine_tunings_of_one_network_with_other_seeds_or_lessons_do_not_resume_each_other(tmp_path: Path) -> None:
+def test_fine_tunings_of_one_network_with_other_seeds_or_lessons_do_not_resume_each_other(tmp_path: Path,
+                                                                                          monkeypatch) -> None:
     import argparse
 
     train_classifier = scripts_module("train_classifier")
@@ -525,6 +527,8 @@ def test_fine_tunings_of_one_network_with_other_seeds_or_lessons_do_not_resume_e
               checkpoint(hard_epochs=4), checkpoint(hard_share=0.2), checkpoint(hard_photo_share=0.3),
               checkpoint(hard_camouflaged=500), checkpoint(hard_boards=1000), checkpoint(hard_photo_count=True)}
     assert plain not in others and len(others) == 9
+    monkeypatch.setattr(train_classifier, "GEOMETRY", dataclasses.replace(train_classifier.GEOMETRY, upright=True))
+    assert checkpoint() not in others | {plain}  # upright windows teach another network
 
 
 def test_the_classifier_s_board_scenes_are_lab_synths_boards_with_their_dice_labelled() -> None:
@@ -543,6 +547,8 @@ def test_the_classifier_s_board_scenes_are_lab_synths_boards_with_their_dice_lab
 def test_a_classifier_started_from_a_network_only_fine_tunes_it(torch, tmp_path: Path, capsys) -> None:
     import train_classifier
 
+    from vision.reader.classifier import ValueNet
+
     photos = str(tiny_photo_set(tmp_path / "photos", 12))
     tiny = ["--photos", photos, "--work", str(tmp_path / "work"), "--synthetic", "2", "--marbled", "0", "--smoky", "0",
             "--game", "0", "--negatives", "2", "--per-epoch", "256"]
@@ -556,6 +562,14 @@ def test_a_classifier_started_from_a_network_only_fine_tunes_it(torch, tmp_path:
     assert "epochs" not in trained and "legs" not in trained  # it trained no epochs of its own
     assert [leg["done"] for leg in trained["hard"]["legs"]] == [[0, 1]]
     assert out.read_bytes() != start.read_bytes()
+    # upright windows: cut anew, fine-tuned on its own checkpoint, and read upright by the reader
+    upright = tmp_path / "upright.onnx"
+    assert train_classifier.main(tiny + ["--start-from", str(start), "--hard", "4", "--hard-epochs", "1", "--upright",
+                                         "--out", str(upright)]) == 0
+    meta = json.loads(upright.with_suffix(".json").read_text())
+    assert meta["upright"] is True and [leg["done"] for leg in meta["trained"]["hard"]["legs"]] == [[0, 1]]
+    assert ValueNet(upright).geometry.upright
+    assert "upright" not in json.loads(out.with_suffix(".json").read_text())
     with pytest.raises(SystemExit) as stop:
         train_classifier.main(tiny + ["--start-from", str(start), "--out", str(out)])
     assert stop.value.code == 2 and "only fine-tunes" in capsys.readouterr().err

@@ -9,7 +9,7 @@ import pytest
 
 from vision.reader import classifier
 from vision.reader.classifier import CLASS_NAMES, COCKED, NOT_A_DIE, classify_dice, value_confidence, value_ranking
-from vision.reader.windows import CHANNELS, Geometry, cut_windows, edge_from_box, window_channels
+from vision.reader.windows import CHANNELS, Geometry, cut_windows, edge_from_box, upright_angle, window_channels
 from lab.synth import BackgroundSpec, DieSpec, SceneSpec, render
 
 
@@ -157,3 +157,59 @@ def test_a_batch_of_any_size_is_read() -> None:
     one_by_one = np.concatenate([net.logits(x[i:i + 1]) for i in range(5)])
     np.testing.assert_allclose(net.logits(x), one_by_one, rtol=1e-4, atol=1e-4)
     assert net.logits(x[:0]).shape == (0, len(CLASS_NAMES))
+
+
+def test_upright_windows_keep_the_photos_up_within_45_degrees() -> None:
+    assert [upright_angle(a) for a in (0.0, 30.0, 44.9, 45.0, 80.0, 90.0, 170.0, -50.0)] == \
+        pytest.approx([0.0, 30.0, 44.9, -45.0, -10.0, 0.0, -10.0, 40.0])
+    out = render(scene([DieSpec(4, (160, 120), 60, angle=10)]))
+    turned, upright = Geometry(48, 36.0), Geometry(48, 36.0, upright=True)
+    # an edge angle of 80 degrees turns a window by 80 (the photo's up to its side) or, upright, by -10
+    for angle in (80.0, 170.0, 260.0):
+        np.testing.assert_array_equal(cut_windows(out.image, [(160.0, 120.0, 60.0, angle)], upright),
+                                      cut_windows(out.image, [(160.0, 120.0, 60.0, -10.0)], turned))
+    assert not np.array_equal(cut_windows(out.image, [(160.0, 120.0, 60.0, 80.0)], turned),
+                              cut_windows(out.image, [(160.0, 120.0, 60.0, 80.0)], upright))
+
+
+def test_second_looks_turn_a_window_or_mirror_an_upright_one() -> None:
+    x = np.random.default_rng(2).standard_normal((3, CHANNELS, 8, 8)).astype(np.float32)
+    turned = classifier.second_looks(x)
+    assert turned.shape == (3, 3, CHANNELS, 8, 8)
+    for k in (1, 2, 3):
+        np.testing.assert_array_equal(turned[k - 1], np.rot90(x, k, axes=(2, 3)))
+    mirrored = classifier.second_looks(x, upright=True)
+    assert mirrored.shape == (1, 3, CHANNELS, 8, 8)
+    np.testing.assert_array_equal(mirrored[0], x[:, :, :, ::-1])
+
+
+def test_a_model_trained_on_upright_windows_cuts_them_and_mirrors_its_second_look(tmp_path) -> None:
+    shipped = classifier.MODEL_PATH
+    meta = json.loads(shipped.with_suffix(".json").read_text())
+    model = tmp_path / "upright.onnx"
+    model.write_bytes(shipped.read_bytes())
+    model.with_suffix(".json").write_text(json.dumps({**meta, "upright": True}))
+    net = classifier.ValueNet(model)
+    assert net.geometry == Geometry(meta["window_px"], meta["die_px"], upright=True)
+    out = render(scene([DieSpec(3, (100, 100), 30, angle=40), DieSpec(6, (200, 120), 60, angle=80)]))
+    boxes = [(*label.center, label.size, label.angle) for label in out.labels]
+    channels = net.windows(out.image, boxes)
+    first = classifier.softmax(net.logits(channels) / net.temperature)
+    mirror = classifier.softmax(net.logits(np.ascontiguousarray(channels[:, :, :, ::-1])) / net.temperature)
+    np.testing.assert_allclose(classifier.read_windows(channels, tta=True, net=net), (first + mirror) / 2,
+                               rtol=1e-5, atol=1e-6)
+    # the shipped model, trained on turned windows, is read as before
+    assert classifier.value_net().geometry.upright is False
+
+
+@pytest.mark.parametrize("upright", ["yes", 1, None])
+def test_a_model_whose_upright_is_not_true_or_false_is_refused(tmp_path, upright) -> None:
+    from vision.reader.model_file import ModelFileError
+
+    shipped = classifier.MODEL_PATH
+    model = tmp_path / "odd.onnx"
+    model.write_bytes(shipped.read_bytes())
+    model.with_suffix(".json").write_text(json.dumps({**json.loads(shipped.with_suffix(".json").read_text()),
+                                                      "upright": upright}))
+    with pytest.raises(ModelFileError, match="upright"):
+        classifier.ValueNet(model)

@@ -9,7 +9,9 @@ dnn and returns calibrated probabilities over eight classes:
   7 COCKED      a die leaning on something, its top face clearly off flat.
 A value is read from the face only: side faces seen in oblique views and neighbours' pips
 near the window's edge are trained to be ignored. Windows whose reading is not clear are
-read again at the other three quarter turns and the answers averaged (`tta="auto"`).
+read again and the answers averaged (`tta="auto"`): at the other three quarter turns, or, for a
+network trained on upright windows (`Geometry.upright`, which keeps the photo's up), mirrored
+left to right.
 The network (`die_values.onnx`, made by `scripts/train_classifier.py` and exported with
 `torch.onnx.export`) is run by OpenCV's dnn; its metadata JSON beside it gives the window
 geometry it was trained on and the temperature that divides its logits, fitted on photos it
@@ -32,7 +34,7 @@ MODEL_PATH = Path(__file__).with_name("die_values.onnx")
 KIND = "die values"
 NOT_A_DIE, COCKED = 0, 7
 CLASS_NAMES = ("not a die", "1", "2", "3", "4", "5", "6", "cocked")
-TTA_BELOW = 0.995  # windows read less surely than this get the other three quarter turns
+TTA_BELOW = 0.995  # windows read less surely than this get a second look (`second_looks`)
 TTA_DIE_PROBABILITY = 0.3  # ...when they look at least this much like a die
 # Windows go through the network this many at a time: OpenCV's dnn keeps buffers for the
 # biggest batch it has seen (30 windows at once held about 12 MB more than one window, 8
@@ -54,10 +56,13 @@ class ValueNet:
             classes = tuple(meta["classes"])
         except (KeyError, TypeError, ValueError) as error:
             raise ModelFileError(f"{path}: incomplete metadata ({error})") from None
+        upright = meta.get("upright", False)
+        if not isinstance(upright, bool):
+            raise ModelFileError(f"{path}: \"upright\" is {upright!r}, not true or false")
         if channels != CHANNELS or classes != CLASS_NAMES:
             raise ModelFileError(f"{path} reads {channels} channels into {classes}; the code makes {CHANNELS} "
                                  f"channels and reads {CLASS_NAMES}")
-        self.geometry = Geometry(window_px, die_px)
+        self.geometry = Geometry(window_px, die_px, upright)
         self.meta = meta
 
     def logits(self, channels: np.ndarray) -> np.ndarray:
@@ -112,24 +117,35 @@ def value_ranking(probabilities: np.ndarray) -> list[list[tuple[int, float]]]:
 
 
 def needs_second_look(probabilities: np.ndarray) -> np.ndarray:
-    """Boolean (N,): windows worth reading again at the other quarter turns."""
+    """Boolean (N,): windows worth a second look (`second_looks`)."""
     return (value_confidence(probabilities) < TTA_BELOW) & (probabilities[:, NOT_A_DIE] < 1.0 - TTA_DIE_PROBABILITY)
 
 
-def quarter_turns(channels: np.ndarray) -> np.ndarray:
-    """3N windows: the N windows turned by 90, 180 and 270 degrees (same die, same value)."""
-    return np.concatenate([np.rot90(channels, k, axes=(2, 3)) for k in (1, 2, 3)])
+def second_looks(channels: np.ndarray, upright: bool = False) -> np.ndarray:
+    """The N windows looked at again, as K x N windows (same die, same value): turned by 90,
+    180 and 270 degrees, or, when `upright` (the photo's up is the window's), mirrored left to
+    right, which keeps it."""
+    if upright:
+        return channels[np.newaxis, :, :, :, ::-1]
+    return np.stack([np.rot90(channels, k, axes=(2, 3)) for k in (1, 2, 3)])
 
 
-def combine(first_logits: np.ndarray, turned_logits: np.ndarray | None, temperature: float) -> np.ndarray:
+def combine(first_logits: np.ndarray, again_logits: np.ndarray | None, temperature: float) -> np.ndarray:
     """Probabilities from the first look and, for the windows given a second look (in the
-    order of `needs_second_look`), the three turned looks: the four answers averaged."""
+    order of `needs_second_look`), K x M logits of their `second_looks`: all answers averaged."""
     probabilities = softmax(first_logits / temperature)
-    if turned_logits is not None:
+    if again_logits is not None:
         again = np.nonzero(needs_second_look(probabilities))[0]
-        turned = softmax(turned_logits / temperature).reshape(3, len(again), -1)
-        probabilities[again] = (probabilities[again] + turned.sum(axis=0)) / 4.0
+        looks = softmax(again_logits / temperature).reshape(-1, len(again), probabilities.shape[1])
+        probabilities[again] = (probabilities[again] + looks.sum(axis=0)) / (1 + len(looks))
     return probabilities
+
+
+def looked_again(net: ValueNet, channels: np.ndarray) -> np.ndarray:
+    """K x N logits of the N windows' `second_looks` (K windows a die through the network at once)."""
+    looks = second_looks(channels, net.geometry.upright)
+    k, n = looks.shape[:2]
+    return net.logits(looks.reshape(k * n, *looks.shape[2:])).reshape(k, n, -1)
 
 
 def read_windows(channels: np.ndarray, tta: bool | str = "auto", net: ValueNet | None = None) -> np.ndarray:
@@ -139,12 +155,12 @@ def read_windows(channels: np.ndarray, tta: bool | str = "auto", net: ValueNet |
     if tta is False or len(first) == 0:
         return softmax(first / net.temperature)
     if tta is True:
-        again = net.logits(quarter_turns(channels)).reshape(3, len(first), -1)
-        return (softmax(first / net.temperature) + softmax(again / net.temperature).sum(axis=0)) / 4.0
+        again = looked_again(net, channels)
+        return (softmax(first / net.temperature) + softmax(again / net.temperature).sum(axis=0)) / (1 + len(again))
     again = needs_second_look(softmax(first / net.temperature))
     if not again.any():
         return softmax(first / net.temperature)
-    return combine(first, net.logits(quarter_turns(channels[again])), net.temperature)
+    return combine(first, looked_again(net, channels[again]), net.temperature)
 
 
 def classify_dice(image_bgr: np.ndarray, dice: Sequence[DieBox], tta: bool | str = "auto") -> np.ndarray:
