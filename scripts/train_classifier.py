@@ -774,10 +774,11 @@ def main(argv: list[str] | None = None) -> int:
             xs.append(x), ys.append(y), sources.append(np.full(len(y), -1))
     x, y, source = np.concatenate(xs), np.concatenate(ys), np.concatenate(sources)
     del xs, synth  # gigabytes
-    if args.prepare_only:
-        return 0
     log(f"windows: {int((source >= 0).sum())} from photos, {int((source < 0).sum())} synthetic to fit; "
         f"classes {np.bincount(y, minlength=CLASSES).tolist()} ({time.time() - started:.0f} s)")
+    if args.prepare_only:
+        log(f"prepared in {args.work}: a run with the same options trains from there")
+        return 0
 
     def checks(model) -> None:
         import torch

@@ -778,3 +778,15 @@ def test_the_detectors_added_scenes_are_lab_synths_scenes_of_that_kind(tmp_path:
         want = render(spec(np.random.default_rng([seed, i]))).labels
         assert labels and [round(label["size"], 3) for label in labels] == [round(label.size, 3) for label in want]
         assert [label["box"] for label in labels] == [list(label.box) for label in want]
+
+
+def test_a_classifier_run_that_only_prepares_its_data_says_it_is_done(torch, tmp_path: Path, capsys) -> None:
+    import train_classifier
+
+    work = tmp_path / "work"
+    assert train_classifier.main(["--photos", str(tiny_photo_set(tmp_path / "photos", 12)), "--work", str(work),
+                                  "--synthetic", "2", "--marbled", "0", "--smoky", "0", "--game", "0",
+                                  "--negatives", "2", "--prepare-only"]) == 0
+    out = capsys.readouterr().out
+    assert "windows: " in out and f"prepared in {work}" in out
+    assert list(work.glob("windows-*.npz")), "the windows are cached for the run that trains"
