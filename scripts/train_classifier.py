@@ -545,14 +545,13 @@ def all_look_logits(net: classifier.ValueNet, windows_bgr: np.ndarray) -> np.nda
     return np.concatenate(out, axis=1)
 
 
-def auto_probabilities(turn_logits: np.ndarray, temperature: float) -> np.ndarray:
+def auto_probabilities(look_logits: np.ndarray, temperature: float) -> np.ndarray:
     """What `read_windows(tta="auto")` gives, from precomputed logits of every look (`all_look_logits`)."""
-    first = classifier.softmax(turn_logits[0] / temperature)
+    first = classifier.softmax(look_logits[0] / temperature)
     again = classifier.needs_second_look(first)
     if not again.any():
         return first
-    turned = turn_logits[1:, again].reshape(-1, turn_logits.shape[2])
-    return classifier.combine(turn_logits[0], turned, temperature)
+    return classifier.combine(look_logits[0], look_logits[1:, again], temperature)
 
 
 def value_nll(probabilities: np.ndarray, y: np.ndarray) -> float:
@@ -560,10 +559,10 @@ def value_nll(probabilities: np.ndarray, y: np.ndarray) -> float:
     return float(-np.mean(np.log(np.maximum(values[np.arange(len(y)), y - 1], 1e-9))))
 
 
-def fit_temperature(turn_logits: np.ndarray, y: np.ndarray) -> float:
+def fit_temperature(look_logits: np.ndarray, y: np.ndarray) -> float:
     values = (y >= 1) & (y <= 6)
     grid = np.exp(np.linspace(math.log(0.15), math.log(4.0), 81))
-    scores = [value_nll(auto_probabilities(turn_logits[:, values], t), y[values]) for t in grid]
+    scores = [value_nll(auto_probabilities(look_logits[:, values], t), y[values]) for t in grid]
     return float(grid[int(np.argmin(scores))])
 
 
@@ -914,17 +913,17 @@ def calibrate_and_save(out: Path, work: Path, model, held: dict[str, HeldOut], n
     export_onnx(model, draft, {"temperature": 1.0})
     net = classifier.ValueNet(draft)
     photos = [k for k in held if k.startswith("photos ")]
-    turns = {k: all_look_logits(net, held[k].windows) for k in held}
-    temperature = fit_temperature(np.concatenate([turns[k] for k in photos], axis=1),
+    looks = {k: all_look_logits(net, held[k].windows) for k in held}
+    temperature = fit_temperature(np.concatenate([looks[k] for k in photos], axis=1),
                                   np.concatenate([held[k].classes for k in photos]))
     log(f"temperature {temperature:.3f}")
     figures = {}
     for name, h in held.items():
-        figures[name] = report(f"held-out {name} (label boxes and jittered)", auto_probabilities(turns[name], temperature),
+        figures[name] = report(f"held-out {name} (label boxes and jittered)", auto_probabilities(looks[name], temperature),
                                h.classes)
         boxes = h.oracle == 1
         figures[name + ", label boxes"] = report(f"held-out {name}, label boxes only",
-                                                 auto_probabilities(turns[name][:, boxes], temperature), h.classes[boxes])
+                                                 auto_probabilities(looks[name][:, boxes], temperature), h.classes[boxes])
     minutes = (time.time() - started) / 60
     export_onnx(model, out, {"temperature": temperature,
                              "trained": {**notes, "minutes": round(minutes, 1), "held_out": figures}})

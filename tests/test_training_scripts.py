@@ -790,3 +790,33 @@ def test_a_classifier_run_that_only_prepares_its_data_says_it_is_done(torch, tmp
     out = capsys.readouterr().out
     assert "windows: " in out and f"prepared in {work}" in out
     assert list(work.glob("windows-*.npz")), "the windows are cached for the run that trains"
+
+
+@pytest.mark.parametrize("upright", [False, True])
+def test_the_temperature_is_fitted_to_the_probabilities_the_reader_gives(tmp_path: Path, monkeypatch,
+                                                                        upright: bool) -> None:
+    from lab.synth import BackgroundSpec, DieSpec, SceneSpec, render
+    from vision.reader import classifier
+    from vision.reader.windows import cut_windows, window_channels
+
+    train_classifier = scripts_module("train_classifier")
+    shipped = classifier.MODEL_PATH
+    model = tmp_path / "values.onnx"
+    model.write_bytes(shipped.read_bytes())
+    model.with_suffix(".json").write_text(json.dumps({**json.loads(shipped.with_suffix(".json").read_text()),
+                                                      "temperature": 0.8, "upright": upright}))
+    net = classifier.ValueNet(model)
+    monkeypatch.setattr(train_classifier, "GEOMETRY", net.geometry)
+    out = render(SceneSpec(width=320, height=240, background=BackgroundSpec("felt", (60, 110, 40)),
+                           dice=tuple(DieSpec(v, (50 * v, 120), 40, angle=17 * v) for v in range(1, 6))))
+    # windows on the dice, a little off them and half on them: some read surely, some looked at again
+    boxes = [(x + dx * 40, y, 40 * k, a) for (x, y), _, a in [(d.center, d.size, d.angle) for d in out.labels]
+             for dx, k in ((0.0, 1.0), (0.25, 1.1), (0.5, 0.9))]
+    windows = cut_windows(out.image, boxes, net.geometry)
+    looks = train_classifier.all_look_logits(net, windows)
+    assert looks.shape == (2 if upright else 4, len(boxes), len(classifier.CLASS_NAMES))
+    first = classifier.softmax(looks[0] / 0.8)
+    assert classifier.needs_second_look(first).any() and not classifier.needs_second_look(first).all()
+    np.testing.assert_allclose(train_classifier.auto_probabilities(looks, 0.8),
+                               classifier.read_windows(window_channels(windows, net.geometry), "auto", net),
+                               rtol=1e-5, atol=1e-6)

@@ -142,7 +142,7 @@ def combine(first_logits: np.ndarray, again_logits: np.ndarray | None, temperatu
 
 
 def looked_again(net: ValueNet, channels: np.ndarray) -> np.ndarray:
-    """K x N logits of the N windows' `second_looks` (K windows a die through the network at once)."""
+    """K x N logits of the N windows' K `second_looks` each, all read in one go."""
     looks = second_looks(channels, net.geometry.upright)
     k, n = looks.shape[:2]
     return net.logits(looks.reshape(k * n, *looks.shape[2:])).reshape(k, n, -1)

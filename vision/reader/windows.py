@@ -1,7 +1,8 @@
 """Die windows: the small square picture of one die the value classifier looks at.
 
 Whatever the camera, the die's size, colour or rotation, a die becomes the same picture:
-the window is centred on the top face's centre, turned by the face's edge angle and scaled
+the window is centred on the top face's centre, turned by the face's edge angle (for an upright
+geometry, the quarter turn of it nearest the photo's up) and scaled
 so the face's edge is `die_px` of the window's `window_px` pixels (the rest is a margin
 showing the die's surroundings, so the classifier can tell a die centred in the window from
 a window half on a die). The `Geometry` is stored with the trained model. `window_channels` then turns the colour window into channels that do not
