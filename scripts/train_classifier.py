@@ -537,11 +537,11 @@ def run_epochs(model, weights: np.ndarray, windows_of, epochs: int, steps_per_ep
 
 def all_look_logits(net: classifier.ValueNet, windows_bgr: np.ndarray) -> np.ndarray:
     """(1 + K) x N x classes logits of the windows as read first and at their K second looks
-    (`classifier.second_looks`: the other three quarter turns, or the mirror of upright windows)."""
+    (`classifier.second_look_windows`: the other three quarter turns, or the mirror of upright windows)."""
     out = []
     for start in range(0, len(windows_bgr), 2048):
         ch = window_channels(windows_bgr[start:start + 2048], GEOMETRY)
-        out.append(np.concatenate([net.logits(ch)[np.newaxis], classifier.looked_again(net, ch)]))
+        out.append(np.concatenate([net.logits(ch)[np.newaxis], classifier.second_look_logits(net, ch)]))
     return np.concatenate(out, axis=1)
 
 

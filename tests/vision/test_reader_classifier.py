@@ -172,13 +172,13 @@ def test_upright_windows_keep_the_photos_up_within_45_degrees() -> None:
                               cut_windows(out.image, [(160.0, 120.0, 60.0, 80.0)], upright))
 
 
-def test_second_looks_turn_a_window_or_mirror_an_upright_one() -> None:
+def test_a_second_look_turns_a_window_or_mirrors_an_upright_one() -> None:
     x = np.random.default_rng(2).standard_normal((3, CHANNELS, 8, 8)).astype(np.float32)
-    turned = classifier.second_looks(x)
+    turned = classifier.second_look_windows(x)
     assert turned.shape == (3, 3, CHANNELS, 8, 8)
     for k in (1, 2, 3):
         np.testing.assert_array_equal(turned[k - 1], np.rot90(x, k, axes=(2, 3)))
-    mirrored = classifier.second_looks(x, upright=True)
+    mirrored = classifier.second_look_windows(x, upright=True)
     assert mirrored.shape == (1, 3, CHANNELS, 8, 8)
     np.testing.assert_array_equal(mirrored[0], x[:, :, :, ::-1])
 

@@ -34,7 +34,7 @@ MODEL_PATH = Path(__file__).with_name("die_values.onnx")
 KIND = "die values"
 NOT_A_DIE, COCKED = 0, 7
 CLASS_NAMES = ("not a die", "1", "2", "3", "4", "5", "6", "cocked")
-TTA_BELOW = 0.995  # windows read less surely than this get a second look (`second_looks`)
+TTA_BELOW = 0.995  # windows read less surely than this get a second look (`second_look_windows`)
 TTA_DIE_PROBABILITY = 0.3  # ...when they look at least this much like a die
 # Windows go through the network this many at a time: OpenCV's dnn keeps buffers for the
 # biggest batch it has seen (30 windows at once held about 12 MB more than one window, 8
@@ -117,11 +117,11 @@ def value_ranking(probabilities: np.ndarray) -> list[list[tuple[int, float]]]:
 
 
 def needs_second_look(probabilities: np.ndarray) -> np.ndarray:
-    """Boolean (N,): windows worth a second look (`second_looks`)."""
+    """Boolean (N,): windows worth a second look (`second_look_windows`)."""
     return (value_confidence(probabilities) < TTA_BELOW) & (probabilities[:, NOT_A_DIE] < 1.0 - TTA_DIE_PROBABILITY)
 
 
-def second_looks(channels: np.ndarray, upright: bool = False) -> np.ndarray:
+def second_look_windows(channels: np.ndarray, upright: bool = False) -> np.ndarray:
     """The N windows looked at again, as K x N windows (same die, same value): turned by 90,
     180 and 270 degrees, or, when `upright` (the photo's up is the window's), mirrored left to
     right, which keeps it."""
@@ -132,7 +132,7 @@ def second_looks(channels: np.ndarray, upright: bool = False) -> np.ndarray:
 
 def combine(first_logits: np.ndarray, again_logits: np.ndarray | None, temperature: float) -> np.ndarray:
     """Probabilities from the first look and, for the windows given a second look (in the
-    order of `needs_second_look`), K x M logits of their `second_looks`: all answers averaged."""
+    order of `needs_second_look`), K x M logits of their `second_look_windows`: all answers averaged."""
     probabilities = softmax(first_logits / temperature)
     if again_logits is not None:
         again = np.nonzero(needs_second_look(probabilities))[0]
@@ -141,9 +141,9 @@ def combine(first_logits: np.ndarray, again_logits: np.ndarray | None, temperatu
     return probabilities
 
 
-def looked_again(net: ValueNet, channels: np.ndarray) -> np.ndarray:
-    """K x N logits of the N windows' K `second_looks` each, all read in one go."""
-    looks = second_looks(channels, net.geometry.upright)
+def second_look_logits(net: ValueNet, channels: np.ndarray) -> np.ndarray:
+    """K x N logits of the N windows' K `second_look_windows` each, all read in one go."""
+    looks = second_look_windows(channels, net.geometry.upright)
     k, n = looks.shape[:2]
     return net.logits(looks.reshape(k * n, *looks.shape[2:])).reshape(k, n, -1)
 
@@ -155,12 +155,12 @@ def read_windows(channels: np.ndarray, tta: bool | str = "auto", net: ValueNet |
     if tta is False or len(first) == 0:
         return softmax(first / net.temperature)
     if tta is True:
-        again = looked_again(net, channels)
+        again = second_look_logits(net, channels)
         return (softmax(first / net.temperature) + softmax(again / net.temperature).sum(axis=0)) / (1 + len(again))
     again = needs_second_look(softmax(first / net.temperature))
     if not again.any():
         return softmax(first / net.temperature)
-    return combine(first, looked_again(net, channels[again]), net.temperature)
+    return combine(first, second_look_logits(net, channels[again]), net.temperature)
 
 
 def classify_dice(image_bgr: np.ndarray, dice: Sequence[DieBox], tta: bool | str = "auto") -> np.ndarray:
