@@ -24,7 +24,7 @@ import math
 import pickle
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import cv2
@@ -161,16 +161,43 @@ def random_synthetic_spec(rng: np.random.Generator, kind: str = "wide"):
     return None
 
 
+def synthetic_spec(seed: int, i: int, kind: str):
+    """The SceneSpec of scene i of a kind for a seed, drawn from its own generator [seed, i]."""
+    rng = np.random.default_rng([seed, i])
+    spec = None
+    while spec is None:
+        spec = random_synthetic_spec(rng, kind)
+    return spec
+
+
+def camera_lean_deg(scene: Scene) -> float | None:
+    """How far the camera of a synthetic scene leans off vertical, in degrees (its spec drawn
+    again from the scene's name: the scenes cached on disk keep no more); 0 for a picture with
+    no die, which no camera looked at; None for a photo, whose lean is not known."""
+    if scene.real:
+        return None
+    if scene.name.startswith("negative-"):
+        return 0.0
+    kind, seed, i = scene.name.removeprefix("synth-").rsplit("-", 2)
+    return float(synthetic_spec(int(seed), int(i), kind).camera.tilt_deg)
+
+
+def window_geometry(scene: Scene, geometry: Geometry, turned_below_deg: float) -> Geometry:
+    """How a scene's windows are cut: upright windows (`Geometry.upright`) turned as plain ones
+    (edge angle plus a random quarter turn) where the scene has no up, its camera leaning less
+    than `turned_below_deg` (0: never); otherwise `geometry` itself."""
+    if not geometry.upright or turned_below_deg <= 0:
+        return geometry
+    lean = camera_lean_deg(scene)
+    return replace(geometry, upright=False) if lean is not None and lean < turned_below_deg else geometry
+
+
 def synthetic_scene(seed: int, i: int, kind: str) -> Scene:
     """Scene i of a kind (see random_synthetic_spec) for a seed, drawn from its own generator
     [seed, i], so any share of the scenes can be rendered in any process."""
     from lab.synth import render
 
-    rng = np.random.default_rng([seed, i])
-    spec = None
-    while spec is None:
-        spec = random_synthetic_spec(rng, kind)
-    rendered = render(spec)
+    rendered = render(synthetic_spec(seed, i, kind))
     encoded = rendered.jpeg if rendered.jpeg is not None else cv2.imencode(".png", rendered.image)[1].tobytes()
     dice = []
     for label in rendered.labels:
@@ -362,14 +389,15 @@ def detected_windows(scene: Scene, rng: np.random.Generator, geometry: Geometry,
 
 
 def windows_chunk(cut, scenes: list[Scene], key: tuple[int, ...], first: int, geometry: Geometry,
-                  options: dict) -> tuple[list[np.ndarray], list[int]]:
+                  options: dict, turned_below_deg: float = 0.0) -> tuple[list[np.ndarray], list[int]]:
     """cut(scene, rng, geometry=..., **options) of scenes first, first+1, ... of a list, scene i
-    with generator [*key, i]."""
+    with generator [*key, i], each scene cut as `window_geometry` says."""
     cv2.setNumThreads(1)
     windows: list[np.ndarray] = []
     classes: list[int] = []
     for k, scene in enumerate(scenes):
-        w, c = cut(scene, np.random.default_rng([*key, first + k]), geometry=geometry, **options)
+        w, c = cut(scene, np.random.default_rng([*key, first + k]),
+                   geometry=window_geometry(scene, geometry, turned_below_deg), **options)
         windows += w
         classes += c
     return windows, classes
@@ -384,20 +412,23 @@ def stacked(parts: list[tuple[list[np.ndarray], list[int]]], side: int) -> tuple
 
 
 def scene_windows(scenes: list[Scene], passes: int, seed: int, geometry: Geometry, workers: int = 1,
-                  **options) -> tuple[np.ndarray, np.ndarray]:
+                  turned_below_deg: float = 0.0, **options) -> tuple[np.ndarray, np.ndarray]:
     """Windows of every scene, `passes` times over (`sample_windows` with `options`): pass p
-    of scene i draws from generator [seed, p, i], in `workers` processes."""
-    jobs = [(sample_windows, scenes[first:first + CHUNK], (seed, p), first, geometry, options)
+    of scene i draws from generator [seed, p, i], in `workers` processes; upright windows
+    turned where a scene has no up (`window_geometry`)."""
+    jobs = [(sample_windows, scenes[first:first + CHUNK], (seed, p), first, geometry, options, turned_below_deg)
             for p in range(passes) for first in range(0, len(scenes), CHUNK)]
     return stacked(in_processes(windows_chunk, jobs, workers), geometry.window_px)
 
 
 def detector_windows(scenes: list[Scene], seed: int, geometry: Geometry, score: float,
-                     workers: int = 1, detector: ModelFiles = MODEL_PATHS) -> tuple[np.ndarray, np.ndarray]:
+                     workers: int = 1, detector: ModelFiles = MODEL_PATHS,
+                     turned_below_deg: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
     """Windows at the detections of every scene by the detector of those files (`mined_windows`),
-    scene i drawing from generator [seed, i], in `workers` processes."""
+    scene i drawing from generator [seed, i], in `workers` processes; upright windows turned
+    where a scene has no up (`window_geometry`)."""
     options = {"score": score, "detector": detector}
-    jobs = [(detected_windows, scenes[first:first + CHUNK], (seed,), first, geometry, options)
+    jobs = [(detected_windows, scenes[first:first + CHUNK], (seed,), first, geometry, options, turned_below_deg)
             for first in range(0, len(scenes), CHUNK)]
     return stacked(in_processes(windows_chunk, jobs, workers), geometry.window_px)
 
@@ -414,14 +445,15 @@ def label_under(x: float, y: float, dice: list[Die]) -> int:
 
 def read_windows_chunk(scenes: list[Scene], seed: int, first: int, geometry: Geometry, scales: tuple[float, ...],
                        detector_files: ModelFiles, classifier_path: Path,
-                       with_count: bool = False) -> tuple[list[np.ndarray], list[int]]:
+                       with_count: bool = False, turned_below_deg: float = 0.0) -> tuple[list[np.ndarray], list[int]]:
     """Windows wherever the reader, with the networks of those files, reports a die: at `scales`
     times its size (the looks that decide whether a die is there), WINDOWS_PER_LOOK times each,
     a little off its box (`READER_JITTER`), scene i drawing from generator [seed, i]. Each is
     classed as the labelled die it lies on (`label_under`), or "not a die" where it lies on
     none (every die found in a scene that holds none); dice on a label not trained on
     (IGNORE) are left out. With `with_count`, each real photo is read told its number of
-    dice, as the device reads a throw (the count keeps doubtful detections too)."""
+    dice, as the device reads a throw (the count keeps doubtful detections too). Upright windows
+    are turned where a scene has no up (`window_geometry`)."""
     cv2.setNumThreads(1)
     detector.use_model(*model_files(detector_files))
     classifier.use_model(classifier_path)
@@ -430,6 +462,7 @@ def read_windows_chunk(scenes: list[Scene], seed: int, first: int, geometry: Geo
     for k, scene in enumerate(scenes):
         rng = np.random.default_rng([seed, first + k])
         image = scene.image()
+        cut_as = window_geometry(scene, geometry, turned_below_deg)
         for die in read_dice(image, len(scene.dice) if with_count and scene.real else None).dice:
             label = label_under(die.center[0], die.center[1], scene.dice)
             if label == IGNORE:
@@ -437,15 +470,17 @@ def read_windows_chunk(scenes: list[Scene], seed: int, first: int, geometry: Geo
             for scale in scales:
                 look = Die(die.center[0], die.center[1], die.size * scale, die.angle, label)
                 for _ in range(WINDOWS_PER_LOOK):
-                    windows.append(cut_window(image, *jittered(look, rng, READER_JITTER), rng, 0.3, geometry))
+                    windows.append(cut_window(image, *jittered(look, rng, READER_JITTER), rng, 0.3, cut_as))
                     classes.append(label)
     return windows, classes
 
 
 def reader_find_windows(scenes: list[Scene], seed: int, geometry: Geometry, scales: tuple[float, ...],
                         detector_files: ModelFiles, classifier_path: Path,
-                        workers: int = 1, with_count: bool = False) -> tuple[np.ndarray, np.ndarray]:
+                        workers: int = 1, with_count: bool = False,
+                        turned_below_deg: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
     """`read_windows_chunk` of every scene, in `workers` processes."""
-    jobs = [(scenes[first:first + CHUNK], seed, first, geometry, scales, detector_files, classifier_path, with_count)
+    jobs = [(scenes[first:first + CHUNK], seed, first, geometry, scales, detector_files, classifier_path, with_count,
+             turned_below_deg)
             for first in range(0, len(scenes), CHUNK)]
     return stacked(in_processes(read_windows_chunk, jobs, workers), geometry.window_px)

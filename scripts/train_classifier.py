@@ -596,10 +596,16 @@ def report(name: str, probabilities: np.ndarray, y: np.ndarray) -> dict:
     return figures
 
 
+TURNED_BELOW_DEG = 0.0  # --turn-from-above
+
+
 def windows_turned() -> str:
-    """What cache keys add for upright windows (`--upright`): nothing for the turned ones, so
-    the windows and checkpoints of runs made before the option keep their names."""
-    return "|upright" if GEOMETRY.upright else ""
+    """What cache keys add for upright windows (`--upright`), and for those turned where a scene
+    has no up (`--turn-from-above`): nothing for the turned ones, so the windows and checkpoints
+    of runs made before the options keep their names."""
+    if not GEOMETRY.upright:
+        return ""
+    return "|upright" + (f"|turned from above {TURNED_BELOW_DEG:g}" if TURNED_BELOW_DEG > 0 else "")
 
 
 def photo_windows_key(detector: ModelFiles) -> str:
@@ -669,6 +675,10 @@ def option_parser() -> argparse.ArgumentParser:
                         help="cut every window with the photo's up kept within 45 degrees of the window's "
                              "(`Geometry.upright`): the network may tell the top face from the side face "
                              "below it in photos taken at an angle; second looks mirror instead of turning")
+    parser.add_argument("--turn-from-above", type=float, default=0.0, metavar="DEG",
+                        help="with --upright: windows of synthetic scenes whose camera leans less than DEG degrees "
+                             "off vertical, and of the no-dice pictures, keep their random quarter turns "
+                             "(they have no up); 0: none")
     parser.add_argument("--threads", type=int, default=1, help="torch threads of the training process")
     parser.add_argument("--workers", type=int, default=1,
                         help="processes rendering scenes, cutting windows and augmenting batches")
@@ -683,12 +693,16 @@ def option_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    global GEOMETRY, CONV_WIDTHS, HIDDEN, CONVS_PER_STAGE
+    global GEOMETRY, CONV_WIDTHS, HIDDEN, CONVS_PER_STAGE, TURNED_BELOW_DEG
     parser = option_parser()
     args = parser.parse_args(argv)
 
     import torch
 
+    if args.turn_from_above and not args.upright:
+        parser.error("--turn-from-above keeps quarter turns among upright windows: give --upright too")
+    if args.turn_from_above < 0:
+        parser.error(f"--turn-from-above is an angle off vertical, 0 or more degrees, got {args.turn_from_above}")
     if args.hard_photo_count and not args.hard_photo_share:
         parser.error("--hard-photo-count says how the photos of --hard-photo-share are read: give that too")
     if args.start_from and not (args.hard or args.hard_photo_share or args.hard_camouflaged or args.hard_boards):
@@ -701,6 +715,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(why)  # before the scenes take their minutes
 
     GEOMETRY = Geometry(args.window, args.die, args.upright)
+    TURNED_BELOW_DEG = args.turn_from_above
     CONV_WIDTHS = tuple(int(w) for w in args.widths.split(","))
     HIDDEN = args.hidden
     CONVS_PER_STAGE = args.convs
@@ -759,17 +774,18 @@ def main(argv: list[str] | None = None) -> int:
                 scenes, args.seed + 30 + k, GEOMETRY, MINED_SCORE, workers, args.detector))
             xs.append(x), ys.append(y), sources.append(np.full(len(y), k))
     x, y = cached(args.work, "synth" + key, lambda: data.scene_windows(
-        synth, 1, args.seed + 1, GEOMETRY, workers, per_die=3, negatives_per_die=1.5, background=4))
+        synth, 1, args.seed + 1, GEOMETRY, workers, TURNED_BELOW_DEG, per_die=3, negatives_per_die=1.5, background=4))
     xs.append(x), ys.append(y), sources.append(np.full(len(y), -1))
     key_negatives = f"{key}|{args.negatives} {','.join(NEGATIVE_KINDS)}"
     x, y = cached(args.work, "negatives" + key_negatives, lambda: data.scene_windows(
-        negatives, 1, args.seed + 8, GEOMETRY, workers, per_die=0, negatives_per_die=0, background=24))
+        negatives, 1, args.seed + 8, GEOMETRY, workers, TURNED_BELOW_DEG, per_die=0, negatives_per_die=0,
+        background=24))
     xs.append(x), ys.append(y), sources.append(np.full(len(y), -1))
     if args.mine:
         for name, scenes, seed, scenes_key in (("mined synth", synth, args.seed + 6, key),
                                                ("mined negatives", negatives, args.seed + 9, key_negatives)):
             x, y = cached(args.work, name + scenes_key + detector_key, lambda: data.detector_windows(
-                scenes, seed, GEOMETRY, MINED_SCORE, workers, args.detector))
+                scenes, seed, GEOMETRY, MINED_SCORE, workers, args.detector, TURNED_BELOW_DEG))
             xs.append(x), ys.append(y), sources.append(np.full(len(y), -1))
     x, y, source = np.concatenate(xs), np.concatenate(ys), np.concatenate(sources)
     del xs, synth  # gigabytes
@@ -796,6 +812,7 @@ def main(argv: list[str] | None = None) -> int:
     notes = {"seed": args.seed, "net_seed": net_seed, "photo_sets": set_names, "synthetic": args.synthetic,
              "marbled": args.marbled, "smoky": args.smoky, "game": args.game, "steep": args.steep, "negatives": args.negatives,
              "mine": args.mine, "detector": photo_sets.detector_record(args.detector),
+             **({"turned_from_above_deg": TURNED_BELOW_DEG} if TURNED_BELOW_DEG > 0 else {}),
              "widths": list(CONV_WIDTHS), "convs": CONVS_PER_STAGE, "hidden": HIDDEN,
              "per_epoch": args.per_epoch, "real_share": args.real_share,
              "threads": args.threads, "workers": args.workers, "device": args.device, "torch": torch.__version__,
@@ -841,7 +858,8 @@ def taught_own_finds(model, x: np.ndarray, y: np.ndarray, source: np.ndarray, fi
     hard_x, hard_y = cached(args.work, f"reader mistakes|{args.hard}|{HARD_SCALES}|{reads_with}|v2",
                             lambda: data.reader_find_windows(
                                 data.negative_scenes(args.hard, args.seed + 11, args.workers), args.seed + 12,
-                                GEOMETRY, HARD_SCALES, args.detector, before, args.workers))
+                                GEOMETRY, HARD_SCALES, args.detector, before, args.workers,
+                                turned_below_deg=TURNED_BELOW_DEG))
     log(f"the reader found {len(hard_x) // per_die} dice in {args.hard} no-dice pictures: {len(hard_x)} windows "
         f"({time.time() - started:.0f} s)")
     done = {"pictures": args.hard, "dice_found": len(hard_x) // per_die, "epochs": args.hard_epochs,
@@ -866,7 +884,8 @@ def taught_own_finds(model, x: np.ndarray, y: np.ndarray, source: np.ndarray, fi
         camo_x, camo_y = cached(args.work, f"camouflaged|{args.hard_camouflaged}|{args.seed}|{GEOMETRY}"
                                            f"{windows_turned()}",
                                 lambda: data.scene_windows(scenes, 1, args.seed + 15, GEOMETRY, args.workers,
-                                                           per_die=3, negatives_per_die=1.5, background=4))
+                                                           TURNED_BELOW_DEG, per_die=3, negatives_per_die=1.5,
+                                                           background=4))
         log(f"{len(scenes)} camouflaged scenes: {len(camo_x)} windows ({time.time() - started:.0f} s)")
         done["camouflaged"] = {"scenes": args.hard_camouflaged, "share": CAMOUFLAGED_SHARE}
         found.append((camo_x, camo_y, CAMOUFLAGED_SHARE))
@@ -876,7 +895,8 @@ def taught_own_finds(model, x: np.ndarray, y: np.ndarray, source: np.ndarray, fi
         board_x, board_y = cached(args.work, f"reader finds boards|{args.hard_boards}|{args.seed}|{HARD_SCALES}|"
                                              f"{reads_with}",
                                   lambda: data.reader_find_windows(scenes, args.seed + 17, GEOMETRY, HARD_SCALES,
-                                                                   args.detector, before, args.workers))
+                                                                   args.detector, before, args.workers,
+                                                                   turned_below_deg=TURNED_BELOW_DEG))
         as_dice = int((board_y != data.NOT_A_DIE).sum()) // per_die
         log(f"the reader found {len(board_x) // per_die} dice in {len(scenes)} scenes on boards, {as_dice} of them "
             f"on a die: {len(board_x)} windows ({time.time() - started:.0f} s)")

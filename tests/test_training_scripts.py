@@ -531,6 +531,56 @@ def test_fine_tunings_of_one_network_with_other_seeds_or_lessons_do_not_resume_e
     assert checkpoint() not in others | {plain}  # upright windows teach another network
 
 
+def test_upright_windows_keep_their_quarter_turns_only_where_a_scene_has_no_up(tmp_path: Path) -> None:
+    data = scripts_module("classifier_data")
+    from vision.reader.windows import DEFAULT
+
+    upright = dataclasses.replace(DEFAULT, upright=True)
+    # scenes 0 and 1 of the wide kind, seed 1: cameras leaning 4.5 and 12.3 degrees
+    low, steep = (data.synthetic_scene(1, i, "wide") for i in (0, 1))
+    assert data.camera_lean_deg(low) == pytest.approx(data.synthetic_spec(1, 0, "wide").camera.tilt_deg)
+    assert data.camera_lean_deg(low) < 5 < data.camera_lean_deg(steep)
+    no_dice = data.negative_scenes(1, 8)[0]
+    photo = dataclasses.replace(low, name="IMG_1", real=True, set_name="a set")
+    assert data.camera_lean_deg(no_dice) == 0 and data.camera_lean_deg(photo) is None
+    assert [data.window_geometry(s, upright, 5).upright for s in (low, steep, no_dice, photo)] == [False, True, False, True]
+    assert all(data.window_geometry(s, upright, 0) == upright for s in (low, steep, no_dice, photo))
+    assert all(data.window_geometry(s, DEFAULT, 5) == DEFAULT for s in (low, steep, no_dice, photo))
+
+    def windows(scene, geometry: object, below: float) -> np.ndarray:
+        return data.scene_windows([scene], 1, 9, geometry, 1, below, per_die=2, negatives_per_die=1.0,
+                                  background=2)[0]
+
+    # the scene seen from above is cut as a plain run cuts it, the oblique one stays upright
+    np.testing.assert_array_equal(windows(low, upright, 5), windows(low, DEFAULT, 0))
+    assert not np.array_equal(windows(low, upright, 5), windows(low, upright, 0))
+    np.testing.assert_array_equal(windows(steep, upright, 5), windows(steep, upright, 0))
+    np.testing.assert_array_equal(data.detector_windows([low], 4, upright, 0.2, 1, turned_below_deg=5)[0],
+                                  data.detector_windows([low], 4, DEFAULT, 0.2, 1)[0])
+
+
+def test_quarter_turns_among_upright_windows_are_cut_and_trained_apart(monkeypatch) -> None:
+    train_classifier = scripts_module("train_classifier")
+    keys = set()
+    for upright, below in ((False, 0.0), (True, 0.0), (True, 5.0), (True, 10.0)):
+        monkeypatch.setattr(train_classifier, "GEOMETRY", dataclasses.replace(train_classifier.GEOMETRY,
+                                                                              upright=upright))
+        monkeypatch.setattr(train_classifier, "TURNED_BELOW_DEG", below)
+        keys.add(train_classifier.windows_turned())
+    assert len(keys) == 4 and "" in keys and "|upright" in keys  # runs made before keep their caches
+
+
+@pytest.mark.parametrize("options, says", [(["--turn-from-above", "5"], "give --upright too"),
+                                           (["--upright", "--turn-from-above", "-1"], "0 or more degrees")])
+def test_quarter_turns_among_upright_windows_are_refused_where_they_mean_nothing(torch, options: list[str], says: str,
+                                                                                capsys) -> None:
+    import train_classifier
+
+    with pytest.raises(SystemExit) as stop:
+        train_classifier.main(options)
+    assert stop.value.code == 2 and says in capsys.readouterr().err
+
+
 def test_the_classifier_s_board_scenes_are_lab_synths_boards_with_their_dice_labelled() -> None:
     data = scripts_module("classifier_data")
     from lab.synth import render
@@ -570,6 +620,12 @@ def test_a_classifier_started_from_a_network_only_fine_tunes_it(torch, tmp_path:
     assert meta["upright"] is True and [leg["done"] for leg in meta["trained"]["hard"]["legs"]] == [[0, 1]]
     assert ValueNet(upright).geometry.upright
     assert "upright" not in json.loads(out.with_suffix(".json").read_text())
+    assert "turned_from_above_deg" not in meta["trained"]
+    turned = tmp_path / "turned.onnx"
+    assert train_classifier.main(tiny + ["--start-from", str(start), "--hard", "4", "--hard-epochs", "1", "--upright",
+                                         "--turn-from-above", "5", "--out", str(turned)]) == 0
+    meta = json.loads(turned.with_suffix(".json").read_text())
+    assert meta["upright"] is True and meta["trained"]["turned_from_above_deg"] == 5
     with pytest.raises(SystemExit) as stop:
         train_classifier.main(tiny + ["--start-from", str(start), "--out", str(out)])
     assert stop.value.code == 2 and "only fine-tunes" in capsys.readouterr().err
