@@ -183,9 +183,9 @@ def camera_lean_deg(scene: Scene) -> float | None:
 
 
 def window_geometry(scene: Scene, geometry: Geometry, turned_below_deg: float) -> Geometry:
-    """How a scene's windows are cut: upright windows (`Geometry.upright`) turned as plain ones
-    (edge angle plus a random quarter turn) where the scene has no up, its camera leaning less
-    than `turned_below_deg` (0: never); otherwise `geometry` itself."""
+    """How a scene's windows are cut: upright windows (`Geometry.upright`) cut as a plain run cuts
+    them (a die's window at its edge angle plus a random quarter turn) where the scene has no up,
+    its camera leaning less than `turned_below_deg` (0: never); otherwise `geometry` itself."""
     if not geometry.upright or turned_below_deg <= 0:
         return geometry
     lean = camera_lean_deg(scene)

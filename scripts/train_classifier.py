@@ -677,8 +677,8 @@ def option_parser() -> argparse.ArgumentParser:
                              "below it in photos taken at an angle; second looks mirror instead of turning")
     parser.add_argument("--turn-from-above", type=float, default=0.0, metavar="DEG",
                         help="with --upright: windows of synthetic scenes whose camera leans less than DEG degrees "
-                             "off vertical, and of the no-dice pictures, keep their random quarter turns "
-                             "(they have no up); 0: none")
+                             "off vertical, and of the no-dice pictures (they have no up), are cut as without "
+                             "--upright, a die's window with a random quarter turn; 0: none")
     parser.add_argument("--threads", type=int, default=1, help="torch threads of the training process")
     parser.add_argument("--workers", type=int, default=1,
                         help="processes rendering scenes, cutting windows and augmenting batches")
