@@ -67,6 +67,7 @@ class Scene:
     dice: list[Die]
     real: bool
     set_name: str = ""  # the photo set of a real scene
+    lean_deg: float | None = None  # a photo's camera lean off vertical, where its set's source says it
 
     def image(self) -> np.ndarray:
         return cv2.imdecode(np.frombuffer(self.encoded, np.uint8), cv2.IMREAD_COLOR)
@@ -173,9 +174,9 @@ def synthetic_spec(seed: int, i: int, kind: str):
 def camera_lean_deg(scene: Scene) -> float | None:
     """How far the camera of a synthetic scene leans off vertical, in degrees (its spec drawn
     again from the scene's name: the scenes cached on disk keep no more); 0 for a picture with
-    no die, which no camera looked at; None for a photo, whose lean is not known."""
+    no die, which no camera looked at; a photo's own `lean_deg` (None where it is not known)."""
     if scene.real:
-        return None
+        return scene.lean_deg
     if scene.name.startswith("negative-"):
         return 0.0
     kind, seed, i = scene.name.removeprefix("synth-").rsplit("-", 2)

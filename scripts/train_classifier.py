@@ -80,7 +80,7 @@ import multiprocessing
 import os
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import cv2
@@ -597,6 +597,7 @@ def report(name: str, probabilities: np.ndarray, y: np.ndarray) -> dict:
 
 
 TURNED_BELOW_DEG = 0.0  # --turn-from-above
+PHOTOS_FROM_ABOVE: tuple[str, ...] = ()  # --photos-from-above
 
 
 def windows_turned() -> str:
@@ -611,8 +612,17 @@ def windows_turned() -> str:
 def photo_windows_key(detector: ModelFiles) -> str:
     """What the photos' windows depend on besides the photos and the options: the detector
     and the way it finds tomitomi's faces (`faces_hash`, which covers the detector's files, where
-    the mined windows are cut too) and the reviewed label fixes (a die's class)."""
-    return f"|faces {photo_sets.faces_hash(detector)}|label fixes {photo_sets.label_fixes_hash()}"
+    the mined windows are cut too), the reviewed label fixes (a die's class) and the sets whose
+    windows are turned as seen from above (`--photos-from-above`; nothing without, so runs made
+    before the option keep their caches)."""
+    return f"|faces {photo_sets.faces_hash(detector)}|label fixes {photo_sets.label_fixes_hash()}" + \
+        (f"|from above {','.join(PHOTOS_FROM_ABOVE)}" if PHOTOS_FROM_ABOVE else "")
+
+
+def seen_from_above(photos: list[data.Scene]) -> list[data.Scene]:
+    """The photos, those of the sets of `--photos-from-above` told that their camera looks
+    straight down (lean 0), so that upright windows are turned there (`window_geometry`)."""
+    return [replace(p, lean_deg=0.0) if p.set_name in PHOTOS_FROM_ABOVE else p for p in photos]
 
 
 def run_checkpoint(work: Path, windows_key: str, net_seed: int, args: argparse.Namespace) -> Path:
@@ -679,6 +689,10 @@ def option_parser() -> argparse.ArgumentParser:
                         help="with --upright: windows of synthetic scenes whose camera leans less than DEG degrees "
                              "off vertical, and of the no-dice pictures (they have no up), are cut as without "
                              "--upright, a die's window with a random quarter turn; 0: none")
+    parser.add_argument("--photos-from-above", default="", metavar="SET[,SET...]",
+                        help="with --turn-from-above: photo sets whose SOURCE.md says the camera looks straight "
+                             "down; the windows of their fitting photos are turned as a scene's from above "
+                             "(the held-out ones stay as the reader cuts them)")
     parser.add_argument("--threads", type=int, default=1, help="torch threads of the training process")
     parser.add_argument("--workers", type=int, default=1,
                         help="processes rendering scenes, cutting windows and augmenting batches")
@@ -693,7 +707,7 @@ def option_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    global GEOMETRY, CONV_WIDTHS, HIDDEN, CONVS_PER_STAGE, TURNED_BELOW_DEG
+    global GEOMETRY, CONV_WIDTHS, HIDDEN, CONVS_PER_STAGE, TURNED_BELOW_DEG, PHOTOS_FROM_ABOVE
     parser = option_parser()
     args = parser.parse_args(argv)
 
@@ -703,6 +717,11 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--turn-from-above keeps quarter turns among upright windows: give --upright too")
     if args.turn_from_above < 0:
         parser.error(f"--turn-from-above is an angle off vertical, 0 or more degrees, got {args.turn_from_above}")
+    from_above = tuple(sorted({name.strip() for name in args.photos_from_above.split(",") if name.strip()}))
+    if from_above and not args.turn_from_above:
+        parser.error("--photos-from-above turns photos' windows as --turn-from-above turns scenes': give that too")
+    if unknown := [name for name in from_above if not (args.photos / name / "manifest.jsonl").is_file()]:
+        parser.error(f"--photos-from-above: no photo set {', '.join(unknown)} in {args.photos}")
     if args.hard_photo_count and not args.hard_photo_share:
         parser.error("--hard-photo-count says how the photos of --hard-photo-share are read: give that too")
     if args.start_from and not (args.hard or args.hard_photo_share or args.hard_camouflaged or args.hard_boards):
@@ -716,6 +735,7 @@ def main(argv: list[str] | None = None) -> int:
 
     GEOMETRY = Geometry(args.window, args.die, args.upright)
     TURNED_BELOW_DEG = args.turn_from_above
+    PHOTOS_FROM_ABOVE = from_above
     CONV_WIDTHS = tuple(int(w) for w in args.widths.split(","))
     HIDDEN = args.hidden
     CONVS_PER_STAGE = args.convs
@@ -742,7 +762,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.render_only:
         return 0
     fitting, held = photo_sets.held_out(photo_sets.training_photos(args.work, args.photos, detector=args.detector))
-    fit_photos, held_photos = data.photo_scenes(fitting), data.photo_scenes(held)
+    fit_photos, held_photos = seen_from_above(data.photo_scenes(fitting)), data.photo_scenes(held)
     photos = fit_photos + held_photos
     set_names = sorted({scene.set_name for scene in photos})
     log(f"photos: {len(fit_photos)} to fit, {len(held_photos)} held out ({', '.join(set_names)}); synthetic: "
@@ -767,11 +787,12 @@ def main(argv: list[str] | None = None) -> int:
     for k, name in enumerate(set_names):
         scenes = [s for s in fit_photos if s.set_name == name]
         x, y = cached(args.work, f"real {name}" + photos_key, lambda: data.scene_windows(
-            scenes, 2, args.seed + 10 + k, GEOMETRY, workers, per_die=3, negatives_per_die=1.5, background=4))
+            scenes, 2, args.seed + 10 + k, GEOMETRY, workers, TURNED_BELOW_DEG, per_die=3, negatives_per_die=1.5,
+            background=4))
         xs.append(x), ys.append(y), sources.append(np.full(len(y), k))
         if args.mine:
             x, y = cached(args.work, f"mined real {name}" + photos_key, lambda: data.detector_windows(
-                scenes, args.seed + 30 + k, GEOMETRY, MINED_SCORE, workers, args.detector))
+                scenes, args.seed + 30 + k, GEOMETRY, MINED_SCORE, workers, args.detector, TURNED_BELOW_DEG))
             xs.append(x), ys.append(y), sources.append(np.full(len(y), k))
     x, y = cached(args.work, "synth" + key, lambda: data.scene_windows(
         synth, 1, args.seed + 1, GEOMETRY, workers, TURNED_BELOW_DEG, per_die=3, negatives_per_die=1.5, background=4))
@@ -813,6 +834,7 @@ def main(argv: list[str] | None = None) -> int:
              "marbled": args.marbled, "smoky": args.smoky, "game": args.game, "steep": args.steep, "negatives": args.negatives,
              "mine": args.mine, "detector": photo_sets.detector_record(args.detector),
              **({"turned_from_above_deg": TURNED_BELOW_DEG} if TURNED_BELOW_DEG > 0 else {}),
+             **({"photos_from_above": list(PHOTOS_FROM_ABOVE)} if PHOTOS_FROM_ABOVE else {}),
              "widths": list(CONV_WIDTHS), "convs": CONVS_PER_STAGE, "hidden": HIDDEN,
              "per_epoch": args.per_epoch, "real_share": args.real_share,
              "threads": args.threads, "workers": args.workers, "device": args.device, "torch": torch.__version__,
@@ -871,7 +893,7 @@ def taught_own_finds(model, x: np.ndarray, y: np.ndarray, source: np.ndarray, fi
         photo_x, photo_y = cached(args.work, f"reader finds|{names}|{args.seed}|{HARD_SCALES}|{reads_with}{counted}",
                                   lambda: data.reader_find_windows(fit_photos, args.seed + 13, GEOMETRY, HARD_SCALES,
                                                                    args.detector, before, args.workers,
-                                                                   args.hard_photo_count))
+                                                                   args.hard_photo_count, TURNED_BELOW_DEG))
         as_dice = int((photo_y != data.NOT_A_DIE).sum()) // per_die
         log(f"the reader found {len(photo_x) // per_die} dice in {len(fit_photos)} fitting photos, {as_dice} of them "
             f"on a labelled die: {len(photo_x)} windows ({time.time() - started:.0f} s)")

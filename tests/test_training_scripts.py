@@ -559,6 +559,33 @@ def test_upright_windows_keep_their_quarter_turns_only_where_a_scene_has_no_up(t
                                   data.detector_windows([low], 4, DEFAULT, 0.2, 1)[0])
 
 
+def test_photos_of_sets_seen_from_above_are_turned_as_scenes_from_above(monkeypatch) -> None:
+    data = scripts_module("classifier_data")
+    train_classifier = scripts_module("train_classifier")
+    from vision.reader.windows import DEFAULT
+
+    upright = dataclasses.replace(DEFAULT, upright=True)
+    scene = data.synthetic_scene(1, 0, "wide")
+    top, low = (dataclasses.replace(scene, name=f"{name}/IMG_1", real=True, set_name=name) for name in ("top", "low"))
+    plain_key = train_classifier.photo_windows_key(train_classifier.detector.MODEL_PATHS)
+    monkeypatch.setattr(train_classifier, "PHOTOS_FROM_ABOVE", ("top",))
+    marked = train_classifier.seen_from_above([top, low])
+    assert [data.camera_lean_deg(p) for p in marked] == [0.0, None]
+    assert [p.name for p in marked] == [top.name, low.name] and marked[0].encoded is top.encoded
+    assert [data.window_geometry(p, upright, 5).upright for p in marked] == [False, True]
+    assert data.window_geometry(marked[0], upright, 0).upright  # only where quarter turns are asked for
+    assert data.window_geometry(marked[0], DEFAULT, 5) == DEFAULT
+    np.testing.assert_array_equal(
+        data.scene_windows([marked[0]], 1, 9, upright, 1, 5, per_die=2, negatives_per_die=1.0, background=2)[0],
+        data.scene_windows([top], 1, 9, DEFAULT, 1, 0, per_die=2, negatives_per_die=1.0, background=2)[0])
+    np.testing.assert_array_equal(
+        data.scene_windows([marked[1]], 1, 9, upright, 1, 5, per_die=2, negatives_per_die=1.0, background=2)[0],
+        data.scene_windows([low], 1, 9, upright, 1, 0, per_die=2, negatives_per_die=1.0, background=2)[0])
+    # the photos' windows, checkpoints and the reader's finds are keyed apart; runs made before keep theirs
+    turned_key = train_classifier.photo_windows_key(train_classifier.detector.MODEL_PATHS)
+    assert turned_key != plain_key and turned_key.startswith(plain_key)
+
+
 def test_quarter_turns_among_upright_windows_are_cut_and_trained_apart(monkeypatch) -> None:
     train_classifier = scripts_module("train_classifier")
     keys = set()
@@ -571,7 +598,11 @@ def test_quarter_turns_among_upright_windows_are_cut_and_trained_apart(monkeypat
 
 
 @pytest.mark.parametrize("options, says", [(["--turn-from-above", "5"], "give --upright too"),
-                                           (["--upright", "--turn-from-above", "-1"], "0 or more degrees")])
+                                           (["--upright", "--turn-from-above", "-1"], "0 or more degrees"),
+                                           (["--upright", "--photos-from-above", "nell-byler"],
+                                            "give that too"),
+                                           (["--upright", "--turn-from-above", "5", "--photos-from-above",
+                                             "no-such-set"], "no photo set no-such-set")])
 def test_quarter_turns_among_upright_windows_are_refused_where_they_mean_nothing(torch, options: list[str], says: str,
                                                                                 capsys) -> None:
     import train_classifier
@@ -626,6 +657,11 @@ def test_a_classifier_started_from_a_network_only_fine_tunes_it(torch, tmp_path:
                                          "--turn-from-above", "5", "--out", str(turned)]) == 0
     meta = json.loads(turned.with_suffix(".json").read_text())
     assert meta["upright"] is True and meta["trained"]["turned_from_above_deg"] == 5
+    assert "photos_from_above" not in meta["trained"]
+    assert train_classifier.main(tiny + ["--start-from", str(start), "--hard", "4", "--hard-epochs", "1", "--upright",
+                                         "--turn-from-above", "5", "--photos-from-above", "tiny", "--hard-photo-share",
+                                         "0.2", "--out", str(turned)]) == 0
+    assert json.loads(turned.with_suffix(".json").read_text())["trained"]["photos_from_above"] == ["tiny"]
     with pytest.raises(SystemExit) as stop:
         train_classifier.main(tiny + ["--start-from", str(start), "--out", str(out)])
     assert stop.value.code == 2 and "only fine-tunes" in capsys.readouterr().err
