@@ -172,9 +172,9 @@ def synthetic_spec(seed: int, i: int, kind: str):
 
 
 def camera_lean_deg(scene: Scene) -> float | None:
-    """How far the camera of a synthetic scene leans off vertical, in degrees (its spec drawn
-    again from the scene's name: the scenes cached on disk keep no more); 0 for a picture with
-    no die, which no camera looked at; a photo's own `lean_deg` (None where it is not known)."""
+    """How far a scene's camera leans off vertical, in degrees: a synthetic scene's from its spec
+    (drawn again from the scene's name: the scenes cached on disk keep no more); 0 for a picture
+    with no die, which no camera looked at; a photo's own `lean_deg` (None where not known)."""
     if scene.real:
         return scene.lean_deg
     if scene.name.startswith("negative-"):
