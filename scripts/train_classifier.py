@@ -720,7 +720,7 @@ def main(argv: list[str] | None = None) -> int:
     from_above = tuple(sorted({name.strip() for name in args.photos_from_above.split(",") if name.strip()}))
     if from_above and not args.turn_from_above:
         parser.error("--photos-from-above turns photos' windows as --turn-from-above turns scenes': give that too")
-    if unknown := [name for name in from_above if not (args.photos / name / "manifest.jsonl").is_file()]:
+    if unknown := sorted(set(from_above) - set(photo_sets.set_names(args.photos))):
         parser.error(f"--photos-from-above: no photo set {', '.join(unknown)} in {args.photos}")
     if args.hard_photo_count and not args.hard_photo_share:
         parser.error("--hard-photo-count says how the photos of --hard-photo-share are read: give that too")
