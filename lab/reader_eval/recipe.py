@@ -8,8 +8,8 @@ One recipe trained with two seeds reads some held-out sets several dice apart (F
 "How far one detector seed is from the next"), more than the one die a set may lose under
 `decide`'s standing rule, so a verdict on one seed is mostly that seed's draw. This judges the
 recipe instead, by the same gates split in two:
-  * dice read right and photos asked about, on the mean of the seeds: the recipe reads no worse
-    on average, which no single lucky or unlucky seed decides;
+  * dice scored without asking, dice read right and photos asked about, on the mean of the
+    seeds: the recipe reads no worse on average, which no single lucky or unlucky seed decides;
   * the sure side (sure but wrong dice, sure dice on the no-dice pictures), on every seed alone:
     the device runs one network file, not a mean, and a wrong score read surely is the one mistake
     the bar does not forgive, so no seed may be less safe than the shipped pair.
@@ -34,7 +34,8 @@ from lab.reader_eval.decide import Figures, count, load_saved, reading_failures,
 
 MIN_SEEDS = 2
 RECIPE_GATES = (
-    "the mean over the seeds passes decide's gates on dice read right and photos asked about",
+    "the mean over the seeds passes decide's gates on dice scored without asking, dice read right and photos "
+    "asked about",
     "every seed alone passes decide's gates on sure but wrong dice and sure dice on the no-dice pictures",
 )
 
@@ -110,6 +111,7 @@ def table(shipped: Figures, seeds: dict[str, Figures]) -> str:
         return f"{label:<24}" + "".join(f"{count(v):>{width + 2}}" for v in values + [spread])
 
     lines.append(totals("held-out right dice", right_dice))
+    lines.append(totals("held-out scored unasked", lambda f: sum(r["sure_right"] for r in f.held_out.values())))
     lines.append(totals("held-out sure and wrong", lambda f: sum(r["sure_wrong"] for r in f.held_out.values())))
     lines.append(totals("worse copies sure and wrong", lambda f: sum(r["sure_wrong"] for r in f.worse.values())))
     lines.append(totals("synthetic sure and wrong", lambda f: sum(r["sure_wrong"] for r in f.synthetic.values())))

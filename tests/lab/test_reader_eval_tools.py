@@ -13,9 +13,13 @@ from lab.reader_eval import decide, label_fixes, worse_cameras
 from lab.reader_eval.evaluate import LabelledDie, LabelledPhoto
 
 
-def summary(accuracy: float, sure_wrong: int = 0, dice: int = 1000, asked: int = 10, photos: int = 100) -> dict:
-    return {"accuracy": accuracy, "dice": dice, "right": round(accuracy * dice), "exact_rate": 0.5,
-            "sure_wrong": sure_wrong, "sure_right": 500, "photos": photos, "asked": asked, "asked_rate": asked / photos}
+def summary(accuracy: float, sure_wrong: int = 0, dice: int = 1000, asked: int = 10, photos: int = 100,
+            guessed_right: int = 20) -> dict:
+    """A set's figures: of its dice read right, `guessed_right` were asked about (their best guess
+    right) and the rest scored without asking."""
+    right = round(accuracy * dice)
+    return {"accuracy": accuracy, "dice": dice, "right": right, "exact_rate": 0.5, "sure_wrong": sure_wrong,
+            "sure_right": right - guessed_right, "photos": photos, "asked": asked, "asked_rate": asked / photos}
 
 
 def figures(held: dict[str, dict], synthetic: dict[int, dict] | None = None, negatives: dict[int, int] | None = None
@@ -46,13 +50,33 @@ def test_one_die_lost_on_a_small_set_is_within_the_allowance_two_are_not() -> No
     one = figures({"small": summary(119 / 129, dice=129), "big": summary(0.901)})
     assert decide.verdict(shipped, one) == []
     two = figures({"small": summary(118 / 129, dice=129), "big": summary(0.903)})
-    assert decide.verdict(shipped, two) == ["per-die accuracy dropped (points): held-out small 1.55"]
+    assert decide.verdict(shipped, two) == ["dice scored without asking dropped (points): held-out small 1.55"]
+
+
+def test_guesses_flipped_on_asked_dice_count_only_in_the_pooled_dice_right() -> None:
+    # two asked dice of a small set guessed wrong now: nothing scored silently changed
+    shipped = figures({"small": summary(38 / 40, dice=40, guessed_right=5), "big": summary(0.90)})
+    flipped = figures({"small": summary(36 / 40, dice=40, guessed_right=3), "big": summary(0.902)})
+    assert decide.verdict(shipped, flipped) == []
+    # not made up anywhere else, the held-out photos together read fewer dice right
+    unmade = figures({"small": summary(36 / 40, dice=40, guessed_right=3), "big": summary(0.90)})
+    assert decide.verdict(shipped, unmade) == ["right dice on the held-out photos fell from 938 to 936"]
+
+
+def test_dice_no_longer_scored_silently_fail_though_every_guess_is_still_right() -> None:
+    # two dice of a small set the shipped pair scored are asked about now, their guesses right:
+    # per die nothing changed, and the two photos more asked about are within their allowance
+    shipped = figures({"small": summary(38 / 40, dice=40, guessed_right=5, asked=10, photos=100),
+                       "big": summary(0.90)})
+    asking = figures({"small": summary(38 / 40, dice=40, guessed_right=7, asked=11, photos=100),
+                      "big": summary(0.90)})
+    assert decide.verdict(shipped, asking) == ["dice scored without asking dropped (points): held-out small 5.00"]
 
 
 @pytest.mark.parametrize("candidate, failure", [
-    (figures({"a": summary(0.896, 2), "b": summary(0.99, 0)}), "per-die accuracy dropped (points): held-out a 0.40"),
+    (figures({"a": summary(0.896, 2), "b": summary(0.99, 0)}), "dice scored without asking dropped (points): held-out a 0.40"),
     (figures({"a": summary(0.90, 2), "b": summary(0.95, 1)}, synthetic={11: summary(0.96)}),
-     "per-die accuracy dropped (points): synthetic 11 1.00"),
+     "dice scored without asking dropped (points): synthetic 11 1.00"),
     (figures({"a": summary(0.899, 2), "b": summary(0.949, 1)}), "right dice on the held-out photos fell from 1850 to 1848"),
     (figures({"a": summary(0.93, 3), "b": summary(0.96, 1)}), "sure but wrong on the held-out pictures rose from 3 to 4"),
     (figures({"a": summary(0.90, 2), "b": summary(0.95, 1)}, synthetic={11: summary(0.97, 1)}),
@@ -78,7 +102,7 @@ def test_sure_mistakes_on_the_worse_copies_are_judged_like_those_on_the_photos()
     unsafe.worse = {"a": summary(0.80, 2)}
     assert decide.verdict(shipped, unsafe) == ["sure but wrong on the worse copies pictures rose from 1 to 2"]
     unsafe.worse = {"a": summary(0.79, 1)}
-    assert decide.verdict(shipped, unsafe) == ["per-die accuracy dropped (points): worse copies a 1.00"]
+    assert decide.verdict(shipped, unsafe) == ["dice scored without asking dropped (points): worse copies a 1.00"]
     assert "worse a" in decide.table(shipped, unsafe)
     assert decide.Figures.from_json(json.loads(json.dumps(unsafe.to_json()))).worse == unsafe.worse
 
