@@ -122,6 +122,8 @@ class Figures:
 
 
 OUTCOMES = ("right", "wrong", "missed", "extra", "sure wrong", "asked")
+# what the gates and the tables read of every set's summary
+JUDGED = ("dice", "right", "accuracy", "sure_right", "sure_wrong", "photos", "asked", "asked_rate", "exact_rate")
 
 
 def outcome(result: PhotoResult) -> list[int]:
@@ -144,9 +146,16 @@ def load_saved(path: Path) -> tuple[dict, Figures]:
     ValueError saying why not otherwise."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-        return dict(data["pictures"]), Figures.from_json(data["figures"])
+        pictures, figures = dict(data["pictures"]), Figures.from_json(data["figures"])
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as error:
         raise ValueError(f"not figures written by --save or --keep ({error})") from None
+    for kind, summaries, _ in paired(figures, figures):
+        for name, summary in summaries.items():
+            missing = [key for key in JUDGED if key not in summary]
+            if missing:
+                raise ValueError(f"the {kind} figures of {name} lack {', '.join(missing)}, which the gates "
+                                 f"judge: measure them again")
+    return pictures, figures
 
 
 def saved_figures_json(pictures: dict, figures: Figures, networks: dict[str, str] | None = None) -> str:
@@ -244,7 +253,8 @@ def count(value: float) -> str:
 
 
 def reading_failures(shipped: Figures, candidate: Figures) -> list[str]:
-    """The gates on dice read right and photos asked about that the candidate fails."""
+    """The gates on dice scored without asking, dice read right and photos asked about that the
+    candidate fails."""
     failed = []
     drops = worsened(shipped, candidate, count="sure_right", out_of="dice", max_rate=MAX_SCORED_DROP,
                      max_count=MAX_DICE_LOST, higher_is_worse=False)

@@ -100,6 +100,12 @@ def test_one_seed_or_figures_of_other_pictures_stop_it_with_a_clear_message(tmp_
     (tmp_path / "broken.json").write_text("{")
     assert recipe.main(["--against", str(shipped), str(tmp_path / "seed0.json"), str(tmp_path / "broken.json")]) == 2
     assert "not figures written by --save or --keep" in capsys.readouterr().err
+    # figures measured before the gates read the dice scored without asking
+    old = figures(70)
+    del old.held_out["a"]["sure_right"]
+    save(tmp_path / "old.json", old)
+    assert recipe.main(["--against", str(shipped), str(tmp_path / "seed0.json"), str(tmp_path / "old.json")]) == 2
+    assert "the held-out figures of a lack sure_right, which the gates judge" in capsys.readouterr().err
     twin = tmp_path / "again"
     twin.mkdir()
     save(twin / "seed0.json", figures(70))
