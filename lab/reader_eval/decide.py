@@ -149,7 +149,7 @@ def load_saved(path: Path) -> tuple[dict, Figures]:
         pictures, figures = dict(data["pictures"]), Figures.from_json(data["figures"])
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as error:
         raise ValueError(f"not figures written by --save or --keep ({error})") from None
-    for kind, summaries, _ in paired(figures, figures):
+    for kind, summaries in judged_sets(figures):
         for name, summary in summaries.items():
             missing = [key for key in JUDGED if key not in summary]
             if missing:
@@ -214,11 +214,20 @@ def worse_copies(photo_sets: dict[str, tuple[Path, list]], scratch: Path, copies
     return sets
 
 
+def judged_sets(figures: Figures) -> tuple[tuple[str, dict], ...]:
+    """(kind, summaries) of the held-out sets, their worse copies and the synthetic seeds."""
+    return (("held-out", figures.held_out), ("worse copies", figures.worse), ("synthetic", figures.synthetic))
+
+
 def paired(shipped: Figures, candidate: Figures) -> tuple[tuple[str, dict, dict], ...]:
-    """(kind, shipped's summaries, candidate's summaries) of the held-out sets, their worse copies and the
-    synthetic seeds."""
-    return (("held-out", shipped.held_out, candidate.held_out), ("worse copies", shipped.worse, candidate.worse),
-            ("synthetic", shipped.synthetic, candidate.synthetic))
+    """(kind, shipped's summaries, candidate's summaries) of every kind of `judged_sets`."""
+    return tuple((kind, before, after)
+                 for (kind, before), (_, after) in zip(judged_sets(shipped), judged_sets(candidate)))
+
+
+def share(summary: dict, count: str, out_of: str) -> float:
+    """A set's `count` as a share of its `out_of` (dice or photos)."""
+    return summary[count] / max(summary[out_of], 1)
 
 
 def worsened(shipped: Figures, candidate: Figures, count: str, out_of: str, max_rate: float, max_count: int,
@@ -230,8 +239,7 @@ def worsened(shipped: Figures, candidate: Figures, count: str, out_of: str, max_
     found = []
     for kind, before, after in paired(shipped, candidate):
         for key in before:
-            points = sign * (after[key][count] / max(after[key][out_of], 1)
-                             - before[key][count] / max(before[key][out_of], 1))
+            points = sign * (share(after[key], count, out_of) - share(before[key], count, out_of))
             if points > max_rate + 1e-9 and sign * (after[key][count] - before[key][count]) > max_count:
                 found.append(f"{kind} {key} {100 * points:.2f}")
     return found
@@ -292,12 +300,9 @@ def table(shipped: Figures, candidate: Figures) -> str:
     def sure(figures: dict) -> str:
         return f"{figures['sure_wrong']}/{figures['sure_right'] + figures['sure_wrong']}"
 
-    def scored(figures: dict) -> float:
-        return 100 * figures["sure_right"] / max(figures["dice"], 1)
-
     def row(name: str, a: dict, b: dict) -> str:
         return (f"{name:<22} {100 * a['accuracy']:7.2f} -> {100 * b['accuracy']:6.2f} "
-                f"{scored(a):7.2f} -> {scored(b):6.2f} "
+                f"{100 * share(a, 'sure_right', 'dice'):7.2f} -> {100 * share(b, 'sure_right', 'dice'):6.2f} "
                 f"{100 * a['exact_rate']:5.1f} -> {100 * b['exact_rate']:5.1f} {sure(a):>9} -> {sure(b):>8} "
                 f"{100 * a['asked_rate']:5.1f} -> {100 * b['asked_rate']:5.1f}")
 
