@@ -183,6 +183,17 @@ def camera_lean_deg(scene: Scene) -> float | None:
     return float(synthetic_spec(int(seed), int(i), kind).camera.tilt_deg)
 
 
+# A greyscale photo's channels differ by a few levels of JPEG noise at most; a colour photo's
+# by far more (rune55's colour phone photos by 100 or more).
+GREY_TOLERANCE = 24
+
+
+def is_greyscale(image_bgr: np.ndarray) -> bool:
+    """Whether a photo's three channels are the same picture (a greyscale camera's)."""
+    levels = image_bgr.astype(np.int16)
+    return int(np.abs(levels - levels[..., :1]).max(initial=0)) <= GREY_TOLERANCE
+
+
 def window_geometry(scene: Scene, geometry: Geometry, turned_below_deg: float) -> Geometry:
     """How a scene's windows are cut: upright windows (`Geometry.upright`) cut as a plain run cuts
     them (a die's window at its edge angle plus a random quarter turn) where the scene has no up,

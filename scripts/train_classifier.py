@@ -619,10 +619,27 @@ def photo_windows_key(detector: ModelFiles) -> str:
         (f"|from above {','.join(PHOTOS_FROM_ABOVE)}" if PHOTOS_FROM_ABOVE else "")
 
 
+# `--photos-from-above SET:PART`: only a part of a mixed set looks straight down
+FROM_ABOVE_PARTS = {"grey": "its greyscale photos"}
+
+
+def from_above_parts(names: tuple[str, ...]) -> dict[str, str | None]:
+    """`--photos-from-above`'s entries as {set: part, or None for the whole set}."""
+    return {name.partition(":")[0]: name.partition(":")[2] or None for name in names}
+
+
 def seen_from_above(photos: list[data.Scene]) -> list[data.Scene]:
-    """The photos, those of the sets of `--photos-from-above` told that their camera looks
-    straight down (lean 0), so that upright windows are turned there (`window_geometry`)."""
-    return [replace(p, lean_deg=0.0) if p.set_name in PHOTOS_FROM_ABOVE else p for p in photos]
+    """The photos, those of the sets of `--photos-from-above` (or of a set's part: `SET:grey`, its
+    greyscale photos) told that their camera looks straight down (lean 0), so that upright
+    windows are turned there (`window_geometry`)."""
+    parts = from_above_parts(PHOTOS_FROM_ABOVE)
+
+    def from_above(photo: data.Scene) -> bool:
+        if photo.set_name not in parts:
+            return False
+        return parts[photo.set_name] is None or data.is_greyscale(photo.image())
+
+    return [replace(p, lean_deg=0.0) if from_above(p) else p for p in photos]
 
 
 def run_checkpoint(work: Path, windows_key: str, net_seed: int, args: argparse.Namespace) -> Path:
@@ -691,8 +708,9 @@ def option_parser() -> argparse.ArgumentParser:
                              "--upright, a die's window with a random quarter turn; 0: none")
     parser.add_argument("--photos-from-above", default="", metavar="SET[,SET...]",
                         help="with --turn-from-above: photo sets whose SOURCE.md says the camera looks straight "
-                             "down; the windows of their fitting photos are turned as a scene's from above "
-                             "(the held-out ones stay as the reader cuts them)")
+                             "down (or SET:grey, a mixed set's greyscale photos); the windows of their fitting "
+                             "photos are turned as a scene's from above (the held-out ones stay as the reader "
+                             "cuts them)")
     parser.add_argument("--threads", type=int, default=1, help="torch threads of the training process")
     parser.add_argument("--workers", type=int, default=1,
                         help="processes rendering scenes, cutting windows and augmenting batches")
@@ -720,8 +738,12 @@ def main(argv: list[str] | None = None) -> int:
     from_above = tuple(sorted({name.strip() for name in args.photos_from_above.split(",") if name.strip()}))
     if from_above and not args.turn_from_above:
         parser.error("--photos-from-above turns photos' windows as --turn-from-above turns scenes': give that too")
-    if unknown := sorted(set(from_above) - set(photo_sets.set_names(args.photos))):
+    parts = from_above_parts(from_above)
+    if unknown := sorted(set(parts) - set(photo_sets.set_names(args.photos))):
         parser.error(f"--photos-from-above: no photo set {', '.join(unknown)} in {args.photos}")
+    if len(parts) < len(from_above) or (odd := sorted({p for p in parts.values() if p} - set(FROM_ABOVE_PARTS))):
+        parser.error(f"--photos-from-above: give a set once, whole or as SET:PART, PART one of "
+                     f"{', '.join(FROM_ABOVE_PARTS)} ({', '.join(FROM_ABOVE_PARTS.values())})")
     if args.hard_photo_count and not args.hard_photo_share:
         parser.error("--hard-photo-count says how the photos of --hard-photo-share are read: give that too")
     if args.start_from and not (args.hard or args.hard_photo_share or args.hard_camouflaged or args.hard_boards):

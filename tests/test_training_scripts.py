@@ -912,3 +912,34 @@ def test_the_temperature_is_fitted_to_the_probabilities_the_reader_gives(tmp_pat
     np.testing.assert_allclose(train_classifier.auto_probabilities(looks, 0.8),
                                classifier.read_windows(window_channels(windows, net.geometry), "auto", net),
                                rtol=1e-5, atol=1e-6)
+
+
+def test_a_mixed_sets_greyscale_photos_alone_are_seen_from_above(monkeypatch) -> None:
+    data = scripts_module("classifier_data")
+    train_classifier = scripts_module("train_classifier")
+    scene = data.synthetic_scene(1, 0, "wide")
+    grey_bgr = cv2.cvtColor(cv2.cvtColor(scene.image(), cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
+    grey_jpeg = cv2.imencode(".jpg", grey_bgr)[1].tobytes()  # JPEG's own noise kept
+    colour, grey, other = (dataclasses.replace(scene, name=f"mixed/{n}", real=True, set_name=s, encoded=e)
+                           for n, s, e in (("PXL_1", "mixed", scene.encoded), ("IMG_2", "mixed", grey_jpeg),
+                                           ("IMG_3", "other", grey_jpeg)))
+    assert data.is_greyscale(grey.image()) and not data.is_greyscale(colour.image())
+    monkeypatch.setattr(train_classifier, "PHOTOS_FROM_ABOVE", ("mixed:grey",))
+    marked = train_classifier.seen_from_above([colour, grey, other])
+    assert [data.camera_lean_deg(p) for p in marked] == [None, 0.0, None]
+    plain_key = train_classifier.photo_windows_key(train_classifier.detector.MODEL_PATHS)
+    monkeypatch.setattr(train_classifier, "PHOTOS_FROM_ABOVE", ("mixed",))
+    assert [data.camera_lean_deg(p) for p in train_classifier.seen_from_above([colour, grey, other])] == \
+        [0.0, 0.0, None]
+    assert train_classifier.photo_windows_key(train_classifier.detector.MODEL_PATHS) != plain_key
+
+
+@pytest.mark.parametrize("entries", ["tiny:colour", "tiny,tiny:grey"])
+def test_a_part_of_a_set_seen_from_above_must_be_one_the_script_knows(torch, entries: str, tmp_path: Path,
+                                                                      capsys) -> None:
+    import train_classifier
+
+    with pytest.raises(SystemExit) as stop:
+        train_classifier.main(["--upright", "--turn-from-above", "5", "--photos-from-above", entries,
+                               "--photos", str(tiny_photo_set(tmp_path / "photos", 2))])
+    assert stop.value.code == 2 and "PART one of grey" in capsys.readouterr().err
