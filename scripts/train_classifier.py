@@ -741,7 +741,7 @@ def main(argv: list[str] | None = None) -> int:
     parts = from_above_parts(from_above)
     if unknown := sorted(set(parts) - set(photo_sets.set_names(args.photos))):
         parser.error(f"--photos-from-above: no photo set {', '.join(unknown)} in {args.photos}")
-    if len(parts) < len(from_above) or (odd := sorted({p for p in parts.values() if p} - set(FROM_ABOVE_PARTS))):
+    if len(parts) < len(from_above) or {part for part in parts.values() if part} - set(FROM_ABOVE_PARTS):
         parser.error(f"--photos-from-above: give a set once, whole or as SET:PART, PART one of "
                      f"{', '.join(FROM_ABOVE_PARTS)} ({', '.join(FROM_ABOVE_PARTS.values())})")
     if args.hard_photo_count and not args.hard_photo_share:
