@@ -927,11 +927,12 @@ def test_a_mixed_sets_greyscale_photos_alone_are_seen_from_above(monkeypatch) ->
     monkeypatch.setattr(train_classifier, "PHOTOS_FROM_ABOVE", ("mixed:grey",))
     marked = train_classifier.seen_from_above([colour, grey, other])
     assert [data.camera_lean_deg(p) for p in marked] == [None, 0.0, None]
-    plain_key = train_classifier.photo_windows_key(train_classifier.detector.MODEL_PATHS)
+    part_key = train_classifier.photo_windows_key(train_classifier.detector.MODEL_PATHS)
     monkeypatch.setattr(train_classifier, "PHOTOS_FROM_ABOVE", ("mixed",))
     assert [data.camera_lean_deg(p) for p in train_classifier.seen_from_above([colour, grey, other])] == \
         [0.0, 0.0, None]
-    assert train_classifier.photo_windows_key(train_classifier.detector.MODEL_PATHS) != plain_key
+    # the windows of a set turned whole and of its greyscale part alone are cached apart
+    assert train_classifier.photo_windows_key(train_classifier.detector.MODEL_PATHS) != part_key
 
 
 @pytest.mark.parametrize("entries", ["tiny:colour", "tiny,tiny:grey"])
