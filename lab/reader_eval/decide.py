@@ -46,7 +46,7 @@ import hashlib
 import json
 import sys
 import tempfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import cv2
@@ -88,7 +88,7 @@ GATES = (
     "scenes",
     "sure dice on the no-dice pictures do not rise in total",
     f"no held-out set, worse copies of one or synthetic seed has more than {100 * MAX_ASKED_RISE:.1f} points and "
-    f"more than {MAX_PHOTOS_ASKED} photo more asked about",
+    f"more than {MAX_PHOTOS_ASKED} photo more asked about, of its photos holding a die the labels count",
 )
 
 
@@ -122,6 +122,8 @@ class Figures:
 
 
 OUTCOMES = ("right", "wrong", "missed", "extra", "sure wrong", "asked")
+COUNTED_DICE = slice(0, 3)  # the outcomes of a picture's dice its labels count: right, wrong, missed
+ASKED = OUTCOMES.index("asked")
 # what the gates and the tables read of every set's summary
 JUDGED = ("dice", "right", "accuracy", "sure_right", "sure_wrong", "photos", "asked", "asked_rate", "exact_rate")
 
@@ -141,6 +143,30 @@ def held_out_digest(photo_sets: dict[str, tuple[Path, list]]) -> str:
     return hashlib.sha1(repr(read).encode()).hexdigest()[:16]
 
 
+def asked_where_dice_count(figures: Figures) -> Figures:
+    """The figures with each held-out set's and its worse copies' photos asked about (and their
+    share) counted only among the photos holding a die their labels count (FINDINGS.md, "Photos
+    asked about, among those with a counted die"): on a photo whose every die is ignored, a low
+    side view whose label names no scoring face, the judge knows no answer, so asking there is
+    neither right nor wrong. Read from the pictures' kept outcomes; a set without them is left as
+    it was. The synthetic scenes all hold dice."""
+
+    def judged(summaries: dict[str, dict], prefix: str) -> dict[str, dict]:
+        out = {}
+        for name, summary in summaries.items():
+            rows = [row for key, row in figures.photos.items() if key.startswith(f"{prefix}{name}/")]
+            with_dice = [row for row in rows if sum(row[COUNTED_DICE]) > 0]
+            if not rows:
+                out[name] = summary
+                continue
+            asked = sum(row[ASKED] for row in with_dice)
+            out[name] = {**summary, "photos": len(with_dice), "asked": asked,
+                         "asked_rate": round(asked / max(len(with_dice), 1), 4)}
+        return out
+
+    return replace(figures, held_out=judged(figures.held_out, ""), worse=judged(figures.worse, "worse "))
+
+
 def load_saved(path: Path) -> tuple[dict, Figures]:
     """The pictures measured on and the figures that `--save` or `--keep` wrote to `path`;
     ValueError saying why not otherwise."""
@@ -155,7 +181,7 @@ def load_saved(path: Path) -> tuple[dict, Figures]:
             if missing:
                 raise ValueError(f"the {kind} figures of {name} lack {', '.join(missing)}, which the gates "
                                  f"judge: measure them again")
-    return pictures, figures
+    return pictures, asked_where_dice_count(figures)
 
 
 def saved_figures_json(pictures: dict, figures: Figures, networks: dict[str, str] | None = None) -> str:
@@ -199,8 +225,8 @@ def measure(photo_sets: dict[str, tuple[Path, list]], scenes: dict[int, tuple[Pa
     worse = {name: read_labelled(root, photos, True, [], mistakes, outcomes, f"worse {name}")
              for name, (root, photos) in (worse_sets or {}).items()}
     negative = {seed: read_negatives(negatives, seed)["sure_extras"] for seed in DECISION_NEGATIVE_SEEDS}
-    return Figures(held, synthetic, negative, float(np.median(ms)) if ms else float("nan"), mistakes, outcomes,
-                   worse)
+    return asked_where_dice_count(Figures(held, synthetic, negative, float(np.median(ms)) if ms else float("nan"),
+                                          mistakes, outcomes, worse))
 
 
 def worse_copies(photo_sets: dict[str, tuple[Path, list]], scratch: Path, copies: int) -> dict[str, tuple[Path, list]]:

@@ -257,3 +257,30 @@ def test_a_change_of_the_readers_code_is_judged_against_saved_figures(tmp_path: 
     for other in (["--classifier", str(before)], ["--keep", str(kept)]):
         with pytest.raises(SystemExit):
             decide.main(pictures + ["--save", str(before), *other])
+
+
+def test_photos_asked_about_count_only_among_photos_holding_a_counted_die(tmp_path: Path) -> None:
+    # 30 photos of one die each, and 3 low side views whose every die is ignored (outcomes all 0)
+    def read(asked_with_dice: int, asked_side_views: int) -> decide.Figures:
+        photos = {f"r/{i}.jpg": [1, 0, 0, 0, 0, int(i < asked_with_dice)] for i in range(30)}
+        photos |= {f"r/side{i}.jpg": [0, 0, 0, 0, 0, int(i < asked_side_views)] for i in range(3)}
+        photos |= {f"worse r/{key.removeprefix('r/')}": row for key, row in photos.items()}
+        asked = asked_with_dice + asked_side_views
+        held = summary(1.0, dice=30, asked=asked, photos=33, guessed_right=10)
+        return decide.Figures({"r": held}, {11: summary(0.97)}, {77: 0}, 20.0, photos=photos,
+                              worse={"r": dict(held)})
+
+    shipped = decide.asked_where_dice_count(read(asked_with_dice=10, asked_side_views=0))
+    assert shipped.held_out["r"]["photos"] == 30 and shipped.held_out["r"]["asked"] == 10
+    assert shipped.worse["r"]["asked_rate"] == pytest.approx(10 / 30, abs=1e-4)
+    # asking about the side views, where the labels say no scoring face, is neither right nor wrong
+    assert decide.verdict(shipped, decide.asked_where_dice_count(read(10, asked_side_views=3))) == []
+    # two more photos with dice asked about fail as before (2 of 30: 6.67 points)
+    assert decide.verdict(shipped, decide.asked_where_dice_count(read(12, 0))) == [
+        "photos asked about rose (points): held-out r 6.67, worse copies r 6.67"]
+    # figures kept before the rule are judged the same way when read again
+    saved = tmp_path / "kept.json"
+    saved.write_text(decide.saved_figures_json({"photos": "p"}, read(10, 3)))
+    _, again = decide.load_saved(saved)
+    assert (again.held_out["r"]["photos"], again.held_out["r"]["asked"]) == (30, 10)
+    assert decide.asked_where_dice_count(again) == again
