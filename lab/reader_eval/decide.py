@@ -155,10 +155,10 @@ def asked_where_dice_count(figures: Figures) -> Figures:
         out = {}
         for name, summary in summaries.items():
             rows = [row for key, row in figures.photos.items() if key.startswith(f"{prefix}{name}/")]
-            with_dice = [row for row in rows if sum(row[COUNTED_DICE]) > 0]
             if not rows:
                 out[name] = summary
                 continue
+            with_dice = [row for row in rows if sum(row[COUNTED_DICE]) > 0]
             asked = sum(row[ASKED] for row in with_dice)
             out[name] = {**summary, "photos": len(with_dice), "asked": asked,
                          "asked_rate": round(asked / max(len(with_dice), 1), 4)}
