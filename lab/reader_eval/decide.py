@@ -148,8 +148,10 @@ def asked_where_dice_count(figures: Figures) -> Figures:
     share) counted only among the photos holding a die their labels count (FINDINGS.md, "Photos
     asked about, among those with a counted die"): on a photo whose every die is ignored, a low
     side view whose label names no scoring face, the judge knows no answer, so asking there is
-    neither right nor wrong. Read from the pictures' kept outcomes; a set without them is left as
-    it was. The synthetic scenes all hold dice."""
+    neither right nor wrong. So a summary's "photos", "asked" and "asked_rate" here are those of
+    its photos with a counted die, unlike the bench's (its "exact_rate" stays over every photo).
+    Read from the pictures' kept outcomes; a set without them is left as it was. The synthetic
+    scenes all hold dice."""
 
     def judged(summaries: dict[str, dict], prefix: str) -> dict[str, dict]:
         out = {}
