@@ -4,6 +4,13 @@ at full size, after a reader read it another way. A die the photo shows plainly 
 it shows; a die whose labels contradict each other, where neither photo settles it, is marked
 ignore (`seen` None): it counts neither way in any figure and is taught as nothing.
 
+A die the labels leave out altogether (`MISSING_DICE`) is added to its photo: without it, a
+reading of that die is matched to the labelled die next to it when it lies within that die's
+matching circle (`lab.reader_eval.evaluate`), and is scored as that die read wrong. It gets the
+value its face plainly shows, or is ignored when the face cannot be read whole. The photo's
+count (its labelled dice, ignored ones too, as the bench and `decide` tell the reader) grows by
+one: the die is there.
+
 Besides single dice, whole photos are set aside (`UNTRUSTED_PHOTOS`) where a set's labels follow
 another rule than the game's: rune55's low side views label the face turned to the camera, not
 the top face that scores (its SOURCE.md), so every die in them is ignored. Each photo of that
@@ -51,6 +58,29 @@ LABEL_FIXES = (
     LabelFix("rune55", "images/train/PXL_20240219_192106262_jpg_30f0db83.jpg", 30, 1, None,
              "the same marbled die, seen lower: one gold pip on its top face, a little off the middle; "
              "labelled 2 in the photo two seconds earlier (PXL_20240219_192104357)"),
+)
+
+
+@dataclass(frozen=True)
+class MissingDie:
+    set_name: str
+    image: str
+    box: tuple[float, float, float, float]  # x0, y0, x1, y1 around its top face, in the photo's pixels
+    seen: int | None  # the value the photo shows; None: its face cannot be read whole, the die is ignored
+    why: str  # what the photo shows
+
+    def as_label(self) -> dict[str, Any]:
+        """The die as a manifest's die (an ignored die has no value to give: 0)."""
+        if self.seen is None:
+            return {"value": 0, "box": list(self.box), "ignore": True}
+        return {"value": self.seen, "box": list(self.box)}
+
+
+MISSING_DICE = (
+    MissingDie("dice3", "images/train/dice_4_jpg_1c4967a0.jpg", (405.0, 285.0, 515.0, 395.0), None,
+               "a white die behind the labelled purple 1, most of its top face hidden by it: two pips seen, "
+               "one at the face's far edge and one in its middle; a reading of it falls inside the 1's "
+               "matching circle and was scored as the 1 read wrong"),
 )
 
 
@@ -123,28 +153,33 @@ def untrusted_key(photos: UntrustedPhotos) -> str:
 
 
 FINGERPRINT = "; ".join([f"{f.set_name}/{f.image}#{f.die}:{f.labelled}->{f.seen}" for f in LABEL_FIXES]
+                        + [f"{m.set_name}/{m.image}+{m.box}:{m.seen}" for m in MISSING_DICE]
                         + [untrusted_key(u) for u in UNTRUSTED_PHOTOS])
 """The fixes in force, in a line: the training scripts key their photo windows and checkpoints on it."""
 
 
 def fixed_row(set_name: str, row: dict[str, Any], fixes: tuple[LabelFix, ...] | None = None,
-              untrusted: tuple[UntrustedPhotos, ...] | None = None) -> dict[str, Any]:
-    """A manifest row with the fixes (default LABEL_FIXES) for its photo applied, and every die
-    ignored when the photo is untrusted (default UNTRUSTED_PHOTOS); the row itself when none
-    applies. Raises ValueError when a fix no longer fits the row, or when the photo is both
-    fixed and untrusted (a fix there would go unchecked and unused)."""
+              untrusted: tuple[UntrustedPhotos, ...] | None = None,
+              missing: tuple[MissingDie, ...] | None = None) -> dict[str, Any]:
+    """A manifest row with the fixes (default LABEL_FIXES) for its photo applied, the dice its
+    labels leave out (default MISSING_DICE) added after its own, and every die ignored when the
+    photo is untrusted (default UNTRUSTED_PHOTOS); the row itself when none applies. Raises
+    ValueError when a fix no longer fits the row, or when the photo is both fixed or added to
+    and untrusted (a fix there would go unchecked and unused)."""
     fixes = LABEL_FIXES if fixes is None else fixes
     untrusted = UNTRUSTED_PHOTOS if untrusted is None else untrusted
+    missing = MISSING_DICE if missing is None else missing
     if not isinstance(row, dict):
         return row  # not a photo: the manifest's reader says so
     mine = [f for f in fixes if f.set_name == set_name and f.image == row.get("image")]
+    added = [m.as_label() for m in missing if m.set_name == set_name and m.image == row.get("image")]
     set_aside = any(u.holds(set_name, row.get("image")) for u in untrusted)
-    if not mine and not set_aside:
+    if not mine and not added and not set_aside:
         return row
     where = f"{set_name}/{row.get('image')}"
     if row.get("split") != "train":
         raise ValueError(f"{where}: label fixes are for train photos only, this one is in {row.get('split')!r}")
-    if mine and set_aside:
+    if (mine or added) and set_aside:
         raise ValueError(f"{where}: the photo is both fixed and untrusted; keep one of the two")
     dice = [dict(d) for d in row.get("dice", [])]
     if set_aside:
@@ -157,4 +192,4 @@ def fixed_row(set_name: str, row: dict[str, Any], fixes: tuple[LabelFix, ...] | 
             dice[fix.die]["ignore"] = True
         else:
             dice[fix.die]["value"] = fix.seen
-    return {**row, "dice": dice}
+    return {**row, "dice": dice + added}
