@@ -31,6 +31,15 @@ def write_set(root: Path, rows: list[dict]) -> Path:
     return manifest
 
 
+def rows_of_set(dice_photos_dir: Path, set_name: str) -> dict[str, dict]:
+    """A real photo set's manifest rows as given, by image; the test skips without the set."""
+    manifest = dice_photos_dir.parent / set_name / "manifest.jsonl"
+    if not manifest.is_file():
+        pytest.skip(f"needs the photo set {set_name} at {manifest.parent}")
+    rows = (json.loads(line) for line in manifest.read_text().splitlines() if line.strip())
+    return {r["image"]: r for r in rows}
+
+
 def test_a_fix_changes_only_its_die_and_leaves_the_row_it_was_given() -> None:
     given = row("images/train/a.jpg", "train", [2, 5, 5])
     fixed = fixed_row("phone", given, (FIX,))
@@ -84,11 +93,7 @@ def test_every_shipped_fix_is_reviewed_and_changes_a_value_or_ignores_the_die() 
 
 def test_every_shipped_fix_fits_the_photo_sets(dice_photos_dir: Path) -> None:
     for fix in LABEL_FIXES:
-        manifest = dice_photos_dir.parent / fix.set_name / "manifest.jsonl"
-        if not manifest.is_file():
-            pytest.skip(f"needs the photo set {fix.set_name} at {manifest.parent}")
-        rows = [json.loads(line) for line in manifest.read_text().splitlines() if line.strip()]
-        (photo,) = [r for r in rows if r["image"] == fix.image]
+        photo = rows_of_set(dice_photos_dir, fix.set_name)[fix.image]
         die = fixed_row(fix.set_name, photo)["dice"][fix.die]
         assert (die["value"], bool(die.get("ignore"))) == ((fix.labelled, True) if fix.seen is None else (fix.seen, False))
 
@@ -132,10 +137,7 @@ def test_setting_photos_aside_changes_the_fingerprint() -> None:
 def test_every_untrusted_photo_is_a_train_photo_of_its_set(dice_photos_dir: Path) -> None:
     for photos in UNTRUSTED_PHOTOS:
         assert photos.why and len(set(photos.images)) == len(photos.images)
-        manifest = dice_photos_dir.parent / photos.set_name / "manifest.jsonl"
-        if not manifest.is_file():
-            pytest.skip(f"needs the photo set {photos.set_name} at {manifest.parent}")
-        rows = {r["image"]: r for r in map(json.loads, manifest.read_text().splitlines())}
+        rows = rows_of_set(dice_photos_dir, photos.set_name)
         assert {rows[image]["split"] for image in photos.images} == {"train"}
         assert all(d.get("ignore") for image in photos.images for d in fixed_row(photos.set_name, rows[image])["dice"])
 
@@ -185,13 +187,9 @@ def test_every_shipped_missing_die_is_reviewed_and_named_by_the_fingerprint() ->
         assert f"{missing.set_name}/{missing.image}+" in label_fixes.FINGERPRINT
 
 
-def test_every_shipped_missing_die_lies_in_its_photo_and_on_no_labelled_die(dice_photos_dir: Path) -> None:
+def test_every_shipped_missing_die_lies_in_its_photo_with_no_labelled_die_centred_on_it(dice_photos_dir: Path) -> None:
     for missing in MISSING_DICE:
-        manifest = dice_photos_dir.parent / missing.set_name / "manifest.jsonl"
-        if not manifest.is_file():
-            pytest.skip(f"needs the photo set {missing.set_name} at {manifest.parent}")
-        rows = [json.loads(line) for line in manifest.read_text().splitlines() if line.strip()]
-        (photo,) = [r for r in rows if r["image"] == missing.image]
+        photo = rows_of_set(dice_photos_dir, missing.set_name)[missing.image]
         x0, y0, x1, y1 = missing.box
         assert x1 <= photo["width"] and y1 <= photo["height"]
         centre = ((x0 + x1) / 2, (y0 + y1) / 2)
