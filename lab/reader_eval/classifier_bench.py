@@ -144,8 +144,13 @@ def report(tally: Tally, title: str) -> dict:
 
 
 def held_out_photos(model: Path = MODEL_PATH) -> set[str]:
-    """The train-split photos the model was not fitted on, as `set/file name` (its metadata)."""
-    return set(classifier.ValueNet(model).meta.get("trained", {}).get("held_out_photos", []))
+    """The train-split photos the model was not fitted on, as `set/file name` (its metadata):
+    for a network with a partner, those neither was fitted on."""
+    net = classifier.ValueNet(model)
+    held = set(net.meta.get("trained", {}).get("held_out_photos", []))
+    if net.partner is not None:
+        held &= set(net.partner.meta.get("trained", {}).get("held_out_photos", []))
+    return held
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import re
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -142,8 +144,10 @@ def test_edge_from_box() -> None:
 def test_model_files_are_small_and_calibrated() -> None:
     from vision.reader.detector import MODEL_PATHS as DETECTOR
 
-    # all the networks together fit a Pi Zero 2 W's budget of 4 MB
-    assert classifier.MODEL_PATH.stat().st_size + sum(path.stat().st_size for path in DETECTOR) < 4_000_000
+    # all the networks together, a classifier's partner too, fit a Pi Zero 2 W's budget of 4 MB
+    net = classifier.value_net()
+    values = [net.path] + ([net.partner.path] if net.partner else [])
+    assert sum(path.stat().st_size for path in values + list(DETECTOR)) < 4_000_000
     meta = json.loads(classifier.MODEL_PATH.with_suffix(".json").read_text())
     assert 0.2 < meta["temperature"] < 5.0
     assert meta["trained"]["held_out_photos"], "the held-out photos are recorded"
@@ -212,4 +216,76 @@ def test_a_model_whose_upright_is_not_true_or_false_is_refused(tmp_path, upright
     model.with_suffix(".json").write_text(json.dumps({**json.loads(shipped.with_suffix(".json").read_text()),
                                                       "upright": upright}))
     with pytest.raises(ModelFileError, match="upright"):
+        classifier.ValueNet(model)
+
+
+def paired_model(folder: Path, partner: object, partner_meta: dict | None = None) -> Path:
+    """A copy of the shipped network whose JSON names `partner`, with a copy of the shipped
+    network beside it as partner.onnx (its JSON `partner_meta` over the shipped one's)."""
+    shipped = classifier.MODEL_PATH
+    meta = json.loads(shipped.with_suffix(".json").read_text())
+    model = folder / "main.onnx"
+    model.write_bytes(shipped.read_bytes())
+    model.with_suffix(".json").write_text(json.dumps({**meta, "partner": partner}))
+    (folder / "partner.onnx").write_bytes(shipped.read_bytes())
+    (folder / "partner.json").write_text(json.dumps({**meta, "temperature": 1.3, **(partner_meta or {})}))
+    return model
+
+
+def test_a_network_with_a_partner_reads_every_window_with_both_as_one_calibrated_reading(tmp_path) -> None:
+    model = paired_model(tmp_path, {"file": "partner.onnx", "pair_temperature": 0.7})
+    pair = classifier.ValueNet(model)
+    assert pair.partner is not None and pair.partner.temperature == 1.3 and pair.pair_temperature == 0.7
+    out = render(scene([DieSpec(3, (100, 100), 30, angle=40), DieSpec(6, (200, 120), 60, angle=80)]))
+    boxes = [(*label.center, label.size, label.angle) for label in out.labels] + [(40.0, 40.0, 30.0, 0.0)]
+    alone = classifier.ValueNet(model, alone=True)
+    assert alone.partner is None
+    own = classifier.read_windows(alone.windows(out.image, boxes), "auto", alone)
+    partner = classifier.read_windows(pair.partner.windows(out.image, boxes), "auto", pair.partner)
+    mean = ((own + partner) / 2) ** (1 / 0.7)
+    want = mean / mean.sum(axis=1, keepdims=True)
+    np.testing.assert_allclose(classifier.read_boxes(out.image, boxes, "auto", pair), want, rtol=1e-5, atol=1e-7)
+    assert not np.allclose(want, own, atol=1e-3)  # the partner's own temperature and the pair's changed it
+    # the reader reads with the pair once it is the model in use
+    try:
+        classifier.use_model(model)
+        dice = [((x, y), size, angle) for x, y, size, angle in boxes]
+        np.testing.assert_allclose(classifier.classify_dice(out.image, dice), want, rtol=1e-5, atol=1e-6)
+    finally:
+        classifier.use_model(classifier.MODEL_PATH)
+
+
+def test_two_draws_that_agree_read_as_one_at_a_pair_temperature_of_one(tmp_path) -> None:
+    shipped_temperature = classifier.ValueNet(alone=True).temperature
+    model = paired_model(tmp_path, {"file": "partner.onnx", "pair_temperature": 1.0},
+                         {"temperature": shipped_temperature})
+    out = render(scene([DieSpec(5, (160, 120), 50, angle=20)]))
+    boxes = [(*label.center, label.size, label.angle) for label in out.labels]
+    np.testing.assert_allclose(classifier.read_boxes(out.image, boxes, "auto", classifier.ValueNet(model)),
+                               classifier.read_boxes(out.image, boxes, "auto", classifier.ValueNet(model, alone=True)),
+                               rtol=1e-5, atol=1e-7)
+
+
+@pytest.mark.parametrize("partner, says", [
+    ("partner.onnx", "not a file and a pair temperature"),
+    ({"file": "partner.onnx"}, "not a file and a pair temperature"),
+    ({"file": "partner.onnx", "pair_temperature": "warm"}, "not a file and a pair temperature"),
+    ({"file": "partner.onnx", "pair_temperature": 0.0}, "not a temperature"),
+    ({"file": "../partner.onnx", "pair_temperature": 0.8}, "not the name of an .onnx file beside it"),
+    ({"file": "partner.json", "pair_temperature": 0.8}, "not the name of an .onnx file beside it"),
+    ({"file": "gone.onnx", "pair_temperature": 0.8}, "gone.json"),
+])
+def test_a_partner_that_cannot_be_read_is_refused_with_a_clear_message(tmp_path, partner, says) -> None:
+    from vision.reader.model_file import ModelFileError
+
+    with pytest.raises(ModelFileError, match=re.escape(says)):
+        classifier.ValueNet(paired_model(tmp_path, partner))
+
+
+def test_a_partner_with_a_partner_of_its_own_is_refused(tmp_path) -> None:
+    from vision.reader.model_file import ModelFileError
+
+    model = paired_model(tmp_path, {"file": "partner.onnx", "pair_temperature": 0.8},
+                         {"partner": {"file": "main.onnx", "pair_temperature": 0.8}})
+    with pytest.raises(ModelFileError, match="a pair is two networks"):
         classifier.ValueNet(model)

@@ -17,6 +17,11 @@ The network (`die_values.onnx`, made by `scripts/train_classifier.py` and export
 geometry it was trained on and the temperature that divides its logits, fitted on photos it
 never trained on, so that a value confidence (`value_confidence`) of 0.9 is right about 9
 times in 10 or more.
+The JSON may name a partner (`"partner": {"file": ..., "pair_temperature": t}`, written by
+`scripts/pair_classifier.py`): another draw of the network's training recipe, stored beside it.
+Every window is then read by both, each as above, and their probabilities averaged and
+calibrated as one network's: raised to 1/t and normalised, t fitted like a temperature. A
+draw's own quirks (a die it alone reads surely wrong) must then convince the other draw too.
 """
 
 from __future__ import annotations
@@ -46,10 +51,12 @@ DieBox = tuple[tuple[float, float], float, float | None]  # (centre x, y), top-f
 
 class ValueNet:
     """The trained network of an ONNX file and its metadata, loaded once: `logits(channels)`
-    for N x CHANNELS x W x W windows cut with `geometry` (`windows`)."""
+    for N x CHANNELS x W x W windows cut with `geometry` (`windows`). The partner its metadata
+    names is loaded too (`partner`, `pair_temperature`), unless `alone`."""
 
-    def __init__(self, path: Path = MODEL_PATH) -> None:
+    def __init__(self, path: Path = MODEL_PATH, alone: bool = False) -> None:
         self._net, meta = load_network(path, KIND)
+        self.path = path
         try:
             channels, window_px, die_px = int(meta["channels"]), int(meta["window_px"]), float(meta["die_px"])
             self.temperature = float(meta["temperature"])
@@ -64,6 +71,10 @@ class ValueNet:
                                  f"channels and reads {CLASS_NAMES}")
         self.geometry = Geometry(window_px, die_px, upright)
         self.meta = meta
+        self.partner: ValueNet | None = None
+        self.pair_temperature = 1.0
+        if "partner" in meta and not alone:
+            self.partner, self.pair_temperature = load_partner(path, meta["partner"])
 
     def logits(self, channels: np.ndarray) -> np.ndarray:
         """N x classes logits for N windows' channels."""
@@ -78,6 +89,22 @@ class ValueNet:
     def windows(self, image_bgr: np.ndarray, boxes: Sequence[Box]) -> np.ndarray:
         """The channels of the windows of (x, y, edge, angle) boxes, cut at the model's geometry."""
         return window_channels(cut_windows(image_bgr, boxes, self.geometry), self.geometry)
+
+
+def load_partner(path: Path, entry: object) -> tuple[ValueNet, float]:
+    """The partner network that `path`'s metadata names (`entry`) and the pair's temperature."""
+    try:
+        file, pair_temperature = Path(entry["file"]), float(entry["pair_temperature"])
+    except (KeyError, TypeError, ValueError) as error:
+        raise ModelFileError(f"{path}: its partner is {entry!r}, not a file and a pair temperature ({error})") from None
+    if file.name != str(file) or file.suffix != ".onnx":
+        raise ModelFileError(f"{path}: its partner {str(file)!r} is not the name of an .onnx file beside it")
+    if not 0.05 <= pair_temperature <= 20.0:
+        raise ModelFileError(f"{path}: its pair temperature {pair_temperature} is not a temperature")
+    partner = ValueNet(path.with_name(file.name), alone=True)
+    if "partner" in partner.meta:
+        raise ModelFileError(f"{path}: its partner {file} names a partner of its own; a pair is two networks")
+    return partner, pair_temperature
 
 
 _net: ValueNet | None = None
@@ -149,7 +176,8 @@ def second_look_logits(net: ValueNet, channels: np.ndarray) -> np.ndarray:
 
 
 def read_windows(channels: np.ndarray, tta: bool | str = "auto", net: ValueNet | None = None) -> np.ndarray:
-    """N x 8 calibrated probabilities for N x CHANNELS x W x W window channels (`ValueNet.windows`)."""
+    """N x 8 calibrated probabilities for N x CHANNELS x W x W window channels (`ValueNet.windows`),
+    read by that one network (a partner cuts windows of its own: `read_boxes`)."""
     net = net or value_net()
     first = net.logits(channels)
     if tta is False or len(first) == 0:
@@ -177,5 +205,23 @@ def classify_dice(image_bgr: np.ndarray, dice: Sequence[DieBox], tta: bool | str
                 grey = cv2.cvtColor(image_bgr, cv2.COLOR_BGR2GRAY)
             angle = edge_angle(grey, x, y, size)
         boxes.append((float(x), float(y), float(size), float(angle)))
-    net = value_net()
-    return read_windows(net.windows(image_bgr, boxes), tta, net).astype(np.float32)
+    return read_boxes(image_bgr, boxes, tta).astype(np.float32)
+
+
+def read_boxes(image_bgr: np.ndarray, boxes: Sequence[Box], tta: bool | str = "auto",
+               net: ValueNet | None = None) -> np.ndarray:
+    """N x 8 calibrated probabilities of the windows of (x, y, edge, angle) boxes, read by the
+    network and, when it has a partner, by both (`pair_probabilities`)."""
+    net = net or value_net()
+    own = read_windows(net.windows(image_bgr, boxes), tta, net)
+    if net.partner is None:
+        return own
+    partner = read_windows(net.partner.windows(image_bgr, boxes), tta, net.partner)
+    return pair_probabilities(own, partner, net.pair_temperature)
+
+
+def pair_probabilities(first: np.ndarray, second: np.ndarray, pair_temperature: float) -> np.ndarray:
+    """Two networks' calibrated probabilities of the same windows as one reading: averaged,
+    raised to 1 / `pair_temperature` and normalised."""
+    sharpened = np.power(np.maximum((first + second) / 2, 1e-12), 1.0 / pair_temperature)
+    return sharpened / sharpened.sum(axis=-1, keepdims=True)
