@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
 import time
 from pathlib import Path
@@ -74,14 +73,13 @@ def float16_copy(source: Path, target: Path) -> tuple[int, int]:
     return source.stat().st_size, target.stat().st_size
 
 
-def held_out_probabilities(net: classifier.ValueNet, scenes_by_set: dict[str, list], seed: int
-                           ) -> tuple[np.ndarray, np.ndarray]:
+def held_out_probabilities(net: classifier.ValueNet, scenes: list, seed: int) -> tuple[np.ndarray, np.ndarray]:
     """The network's calibrated probabilities of every held-out photo window (as `read_windows`
     gives them, second looks included) and the windows' classes."""
     tc.GEOMETRY = net.geometry  # the windows are cut for the network that reads them
     probabilities, classes = [], []
-    for name, scenes in scenes_by_set.items():
-        held = tc.held_out(scenes, seed + 2)  # the seed train_classifier holds the photos' windows out with
+    for name in sorted({scene.set_name for scene in scenes}):
+        held = tc.held_out_photos(scenes, name, seed)
         probabilities.append(tc.auto_probabilities(tc.all_look_logits(net, held.windows), net.temperature))
         classes.append(held.classes)
     return np.concatenate(probabilities), np.concatenate(classes)
@@ -91,7 +89,7 @@ def fit_pair_temperature(first: np.ndarray, second: np.ndarray, y: np.ndarray) -
     """The pair temperature minimising the value log-loss of the dice among the windows, on the
     grid `train_classifier.fit_temperature` searches, and the log-losses that show what it did."""
     dice = (y >= 1) & (y <= 6)
-    grid = np.exp(np.linspace(math.log(0.15), math.log(4.0), 81))
+    grid = tc.TEMPERATURES
     losses = [tc.value_nll(classifier.pair_probabilities(first[dice], second[dice], t), y[dice]) for t in grid]
     best = int(np.argmin(losses))
     sure = {name: round(float((classifier.value_confidence(p[dice]) >= 0.9).mean()), 4)
@@ -149,10 +147,9 @@ def main(argv: list[str] | None = None) -> int:
     photos = photo_sets.training_photos(args.work, args.photos)
     _, held = photo_sets.held_out(photos)
     scenes = tc.data.photo_scenes(held)
-    by_set = {name: [s for s in scenes if s.set_name == name] for name in sorted({s.set_name for s in scenes})}
-    print(f"{len(scenes)} held-out photos ({', '.join(by_set)})", flush=True)
-    first, y = held_out_probabilities(main_net, by_set, args.seed)
-    second, y_partner = held_out_probabilities(partner, by_set, args.seed)
+    print(f"{len(scenes)} held-out photos ({', '.join(sorted({s.set_name for s in scenes}))})", flush=True)
+    first, y = held_out_probabilities(main_net, scenes, args.seed)
+    second, y_partner = held_out_probabilities(partner, scenes, args.seed)
     if not np.array_equal(y, y_partner):
         raise SystemExit("the two networks' held-out windows differ; they must be cut from the same photos")
     t, figures = fit_pair_temperature(first, second, y)

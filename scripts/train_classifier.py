@@ -175,6 +175,11 @@ def held_out(scenes: list[data.Scene], seed: int) -> HeldOut:
     return HeldOut(np.stack(windows), np.asarray(classes, np.int64), np.asarray(oracle, np.int8))
 
 
+def held_out_photos(photos: list[data.Scene], set_name: str, seed: int) -> HeldOut:
+    """The held-out windows of one photo set's held-out photos, as a run of `--seed` cuts them."""
+    return held_out([scene for scene in photos if scene.set_name == set_name], seed + 2)
+
+
 # ----------------------------------------------------------------------------- colour augmentation
 
 
@@ -559,11 +564,13 @@ def value_nll(probabilities: np.ndarray, y: np.ndarray) -> float:
     return float(-np.mean(np.log(np.maximum(values[np.arange(len(y)), y - 1], 1e-9))))
 
 
+TEMPERATURES = np.exp(np.linspace(math.log(0.15), math.log(4.0), 81))  # what `fit_temperature` tries
+
+
 def fit_temperature(look_logits: np.ndarray, y: np.ndarray) -> float:
     values = (y >= 1) & (y <= 6)
-    grid = np.exp(np.linspace(math.log(0.15), math.log(4.0), 81))
-    scores = [value_nll(auto_probabilities(look_logits[:, values], t), y[values]) for t in grid]
-    return float(grid[int(np.argmin(scores))])
+    scores = [value_nll(auto_probabilities(look_logits[:, values], t), y[values]) for t in TEMPERATURES]
+    return float(TEMPERATURES[int(np.argmin(scores))])
 
 
 def report(name: str, probabilities: np.ndarray, y: np.ndarray) -> dict:
@@ -791,8 +798,7 @@ def main(argv: list[str] | None = None) -> int:
         f"{len(synth)} + {len(held_synth)} + {len(held_game)} held out; {len(negatives)} no-dice pictures "
         f"({time.time() - started:.0f} s)")
 
-    held = {f"photos {name}": held_out([s for s in held_photos if s.set_name == name], args.seed + 2)
-            for name in set_names}
+    held = {f"photos {name}": held_out_photos(held_photos, name, args.seed) for name in set_names}
     held["synthetic"] = held_out(held_synth, args.seed + 3)
     held["game"] = held_out(held_game, args.seed + 4)
 

@@ -289,3 +289,17 @@ def test_a_partner_with_a_partner_of_its_own_is_refused(tmp_path) -> None:
                          {"partner": {"file": "main.onnx", "pair_temperature": 0.8}})
     with pytest.raises(ModelFileError, match="a pair is two networks"):
         classifier.ValueNet(model)
+
+
+def test_a_partner_of_another_geometry_reads_windows_cut_for_it(tmp_path) -> None:
+    model = paired_model(tmp_path, {"file": "partner.onnx", "pair_temperature": 0.9}, {"upright": True})
+    pair = classifier.ValueNet(model)
+    assert pair.partner.geometry.upright and not pair.geometry.upright
+    out = render(scene([DieSpec(2, (120, 110), 40, angle=30), DieSpec(4, (220, 130), 50, angle=70)]))
+    boxes = [(*label.center, label.size, label.angle) for label in out.labels]
+    own = classifier.read_windows(pair.windows(out.image, boxes), "auto", pair)
+    upright = classifier.read_windows(pair.partner.windows(out.image, boxes), "auto", pair.partner)
+    np.testing.assert_allclose(classifier.read_boxes(out.image, boxes, "auto", pair),
+                               classifier.pair_probabilities(own, upright, 0.9), rtol=1e-5, atol=1e-7)
+    turned = classifier.read_windows(pair.windows(out.image, boxes), "auto", pair.partner)
+    assert not np.allclose(turned, upright, atol=1e-4)  # cut the first network's way, they would read otherwise

@@ -213,11 +213,13 @@ def read_boxes(image_bgr: np.ndarray, boxes: Sequence[Box], tta: bool | str = "a
     """N x 8 calibrated probabilities of the windows of (x, y, edge, angle) boxes, read by the
     network and, when it has a partner, by both (`pair_probabilities`)."""
     net = net or value_net()
-    own = read_windows(net.windows(image_bgr, boxes), tta, net)
+    channels = net.windows(image_bgr, boxes)
+    own = read_windows(channels, tta, net)
     if net.partner is None:
         return own
-    partner = read_windows(net.partner.windows(image_bgr, boxes), tta, net.partner)
-    return pair_probabilities(own, partner, net.pair_temperature)
+    if net.partner.geometry != net.geometry:  # draws of one recipe share it, and the windows are cut once
+        channels = net.partner.windows(image_bgr, boxes)
+    return pair_probabilities(own, read_windows(channels, tta, net.partner), net.pair_temperature)
 
 
 def pair_probabilities(first: np.ndarray, second: np.ndarray, pair_temperature: float) -> np.ndarray:
