@@ -950,10 +950,10 @@ def test_a_partner_stored_as_float16_weighs_half_and_reads_as_it_did(torch, tmp_
     from vision.reader import classifier
     from vision.reader.windows import CHANNELS
 
-    pair_classifier = scripts_module("pair_classifier")
+    join_classifiers = scripts_module("join_classifiers")
     shipped = classifier.MODEL_PATH
     target = tmp_path / "half.onnx"
-    before, after = pair_classifier.float16_copy(shipped, target)
+    before, after = join_classifiers.float16_copy(shipped, target)
     assert before == shipped.stat().st_size and after == target.stat().st_size < 0.55 * before
     target.with_suffix(".json").write_text(shipped.with_suffix(".json").read_text())
     side = classifier.ValueNet(alone=True).geometry.window_px
@@ -963,57 +963,68 @@ def test_a_partner_stored_as_float16_weighs_half_and_reads_as_it_did(torch, tmp_
     assert not np.array_equal(half, full)  # it is the float16 weights that were read
 
 
-def test_the_pair_temperature_sharpens_two_draws_that_agree_but_doubt() -> None:
-    pair_classifier = scripts_module("pair_classifier")
+def test_the_joint_temperature_sharpens_draws_that_agree_but_doubt() -> None:
+    join_classifiers = scripts_module("join_classifiers")
     rng = np.random.default_rng(6)
     y = rng.integers(1, 7, 400)
     logits = np.zeros((400, 8))
-    logits[np.arange(400), y] = 2.0  # right, but only about half sure: a pair this sure should be sharpened
-    logits += rng.normal(0, 0.3, logits.shape)
-    first = np.exp(logits) / np.exp(logits).sum(axis=1, keepdims=True)
-    second = np.exp(logits + rng.normal(0, 0.3, logits.shape))
-    second /= second.sum(axis=1, keepdims=True)
-    t, figures = pair_classifier.fit_pair_temperature(first, second, y)
+    logits[np.arange(400), y] = 2.0  # right, but only about half sure: draws this sure together should be sharpened
+    readings = []
+    for _ in range(3):
+        noisy = np.exp(logits + rng.normal(0, 0.3, logits.shape))
+        readings.append(noisy / noisy.sum(axis=1, keepdims=True))
+    t, figures = join_classifiers.fit_joint_temperature(readings, y)
     assert t < 0.5
-    assert figures["value_log_loss"]["pair"] < figures["value_log_loss"]["averaged"]
-    assert figures["dice_windows"] == 400 and figures["sure_share"]["pair"] > figures["sure_share"]["main"]
+    loss, sure = figures["value_log_loss"], figures["sure_share"]
+    assert loss["joint"] < loss["averaged"] and len(loss["alone"]) == 3
+    assert figures["dice_windows"] == 400 and sure["joint"] > max(sure["alone"])
 
 
-def test_a_partner_joins_the_main_network_with_its_pair_temperature_and_can_be_taken_off(torch, tmp_path: Path,
-                                                                                       capsys) -> None:
+def test_partners_join_the_main_network_with_their_joint_temperature_and_can_be_taken_off(torch, tmp_path: Path,
+                                                                                          capsys) -> None:
     from vision.reader import classifier
 
-    pair_classifier = scripts_module("pair_classifier")
+    join_classifiers = scripts_module("join_classifiers")
     photos = tiny_photo_set(tmp_path / "photos", 20)
     shipped = classifier.MODEL_PATH
     meta = json.loads(shipped.with_suffix(".json").read_text())
-    main, partner = tmp_path / "main.onnx", tmp_path / "draw.onnx"
-    for path, temperature in ((main, meta["temperature"]), (partner, 1.2)):
+    main, first, second = tmp_path / "main.onnx", tmp_path / "draw.onnx", tmp_path / "other.onnx"
+    for path, temperature in ((main, meta["temperature"]), (first, 1.2), (second, 1.4)):
         path.write_bytes(shipped.read_bytes())
         path.with_suffix(".json").write_text(json.dumps({**meta, "temperature": temperature}))
     options = ["--main", str(main), "--photos", str(photos), "--work", str(tmp_path / "work")]
-    assert pair_classifier.main([str(partner), *options]) == 0
+    assert join_classifiers.main([str(first), str(second), *options]) == 0
     said = capsys.readouterr().out
-    assert "2 held-out photos (tiny)" in said and "now reads with main_partner.onnx" in said
-    paired = json.loads(main.with_suffix(".json").read_text())
-    entry = paired["partner"]
-    assert entry["file"] == "main_partner.onnx" and 0.15 <= entry["pair_temperature"] <= 4.0
+    assert "2 held-out photos (tiny)" in said and "now reads with main_partner1.onnx, main_partner2.onnx" in said
+    entry = json.loads(main.with_suffix(".json").read_text())["partners"]
+    assert entry["files"] == ["main_partner1.onnx", "main_partner2.onnx"] and 0.15 <= entry["temperature"] <= 4.0
     assert entry["fitted"]["dice_windows"] == 8  # the two held-out photos' die, at its box and three near it
-    assert main.read_bytes() == shipped.read_bytes()  # only the JSON learns of the partner
-    stored = json.loads((tmp_path / "main_partner.json").read_text())
-    assert stored["stored"] == "float16" and stored["stored_from"] == "draw.onnx" and stored["temperature"] == 1.2
+    assert len(entry["fitted"]["value_log_loss"]["alone"]) == 3
+    assert main.read_bytes() == shipped.read_bytes()  # without --main-float16 only the JSON learns of the partners
+    stored = json.loads((tmp_path / "main_partner2.json").read_text())
+    assert stored["stored"] == "float16" and stored["stored_from"] == "other.onnx" and stored["temperature"] == 1.4
     net = classifier.ValueNet(main)
-    assert net.pair_temperature == entry["pair_temperature"] and net.partner.meta["stored"] == "float16"
+    assert net.joint_temperature == entry["temperature"] and [p.meta["stored"] for p in net.partners] == ["float16"] * 2
+
+    # joined again with one draw and the main network stored as float16 too
+    assert join_classifiers.main([str(first), "--main-float16", *options]) == 0
+    assert "stored" in capsys.readouterr().out
+    joined = json.loads(main.with_suffix(".json").read_text())
+    assert joined["stored"] == "float16" and joined["partners"]["files"] == ["main_partner1.onnx"]
+    assert main.stat().st_size < 0.55 * shipped.stat().st_size and len(classifier.ValueNet(main).partners) == 1
 
     with pytest.raises(SystemExit):
-        pair_classifier.main([str(main), "--main", str(partner), "--photos", str(photos)])
-    assert "has a partner of its own" in capsys.readouterr().err
+        join_classifiers.main([str(main), "--main", str(first), "--photos", str(photos)])
+    assert "has partners of its own" in capsys.readouterr().err
     with pytest.raises(SystemExit):
-        pair_classifier.main([str(main), *options])
+        join_classifiers.main([str(main), *options])
     assert "cannot be its own partner" in capsys.readouterr().err
     with pytest.raises(SystemExit):
-        pair_classifier.main(options)
-    assert "give the partner's ONNX file, or --alone" in capsys.readouterr().err
-    assert pair_classifier.main(["--alone", "--main", str(main)]) == 0
-    assert "partner" not in json.loads(main.with_suffix(".json").read_text())
-    assert classifier.ValueNet(main).partner is None
+        join_classifiers.main([str(first), str(first), *options])
+    assert "given twice" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        join_classifiers.main(options)
+    assert "give the partners' ONNX files, or --alone" in capsys.readouterr().err
+    assert join_classifiers.main(["--alone", "--main", str(main)]) == 0
+    assert "partners" not in json.loads(main.with_suffix(".json").read_text())
+    assert classifier.ValueNet(main).partners == ()

@@ -145,11 +145,11 @@ def report(tally: Tally, title: str) -> dict:
 
 def held_out_photos(model: Path = MODEL_PATH) -> set[str]:
     """The train-split photos the model was not fitted on, as `set/file name` (its metadata):
-    for a network with a partner, those both networks held out."""
+    for a network with partners, those every one of them held out."""
     net = classifier.ValueNet(model)
     held = set(net.meta.get("trained", {}).get("held_out_photos", []))
-    if net.partner is not None:
-        held &= set(net.partner.meta.get("trained", {}).get("held_out_photos", []))
+    for partner in net.partners:
+        held &= set(partner.meta.get("trained", {}).get("held_out_photos", []))
     return held
 
 

@@ -286,17 +286,20 @@ def test_photos_asked_about_count_only_among_photos_holding_a_counted_die(tmp_pa
     assert decide.asked_where_dice_count(again) == again
 
 
-def test_the_classifier_bench_s_held_out_photos_of_a_pair_are_those_neither_network_fitted_on(tmp_path: Path) -> None:
+def test_the_classifier_bench_s_held_out_photos_of_joined_networks_are_those_none_of_them_fitted_on(
+        tmp_path: Path) -> None:
     from lab.reader_eval import classifier_bench
     from vision.reader import classifier
 
     shipped = classifier.MODEL_PATH
     meta = json.loads(shipped.with_suffix(".json").read_text())
-    for name, held, partner in (("main", ["a/1.jpg", "a/2.jpg"], {"file": "draw.onnx", "pair_temperature": 0.8}),
-                                ("draw", ["a/2.jpg", "b/3.jpg"], None)):
+    partners = {"files": ["draw.onnx", "other.onnx"], "temperature": 0.8}
+    for name, held, joined in (("main", ["a/1.jpg", "a/2.jpg", "c/4.jpg"], partners),
+                               ("draw", ["a/2.jpg", "b/3.jpg", "c/4.jpg"], None),
+                               ("other", ["a/1.jpg", "a/2.jpg", "b/3.jpg"], None)):
         (tmp_path / f"{name}.onnx").write_bytes(shipped.read_bytes())
         trained = {**meta["trained"], "held_out_photos": held}
         (tmp_path / f"{name}.json").write_text(json.dumps({**meta, "trained": trained} |
-                                                          ({"partner": partner} if partner else {})))
+                                                          ({"partners": joined} if joined else {})))
     assert classifier_bench.held_out_photos(tmp_path / "main.onnx") == {"a/2.jpg"}
-    assert classifier_bench.held_out_photos(tmp_path / "draw.onnx") == {"a/2.jpg", "b/3.jpg"}
+    assert classifier_bench.held_out_photos(tmp_path / "draw.onnx") == {"a/2.jpg", "b/3.jpg", "c/4.jpg"}

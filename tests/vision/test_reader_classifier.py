@@ -144,9 +144,9 @@ def test_edge_from_box() -> None:
 def test_model_files_are_small_and_calibrated() -> None:
     from vision.reader.detector import MODEL_PATHS as DETECTOR
 
-    # all the networks together, a classifier's partner too, fit a Pi Zero 2 W's budget of 4 MB
+    # all the networks together, a classifier's partners too, fit a Pi Zero 2 W's budget of 4 MB
     net = classifier.value_net()
-    values = [net.path] + ([net.partner.path] if net.partner else [])
+    values = [net.path] + [partner.path for partner in net.partners]
     assert sum(path.stat().st_size for path in values + list(DETECTOR)) < 4_000_000
     meta = json.loads(classifier.MODEL_PATH.with_suffix(".json").read_text())
     assert 0.2 < meta["temperature"] < 5.0
@@ -219,34 +219,42 @@ def test_a_model_whose_upright_is_not_true_or_false_is_refused(tmp_path, upright
         classifier.ValueNet(model)
 
 
-def paired_model(folder: Path, partner: object, partner_meta: dict | None = None) -> Path:
-    """A copy of the shipped network whose JSON names `partner`, with a copy of the shipped
-    network beside it as partner.onnx (its JSON `partner_meta` over the shipped one's)."""
+def joined_model(folder: Path, partners: object, partner_meta: dict | None = None, count: int = 1) -> Path:
+    """A copy of the shipped network whose JSON names `partners`, with `count` copies of the
+    shipped network beside it as partner1.onnx, ... (their JSON `partner_meta` over the shipped
+    one's, at temperatures 1.3, 1.4, ...)."""
     shipped = classifier.MODEL_PATH
     meta = json.loads(shipped.with_suffix(".json").read_text())
     model = folder / "main.onnx"
     model.write_bytes(shipped.read_bytes())
-    model.with_suffix(".json").write_text(json.dumps({**meta, "partner": partner}))
-    (folder / "partner.onnx").write_bytes(shipped.read_bytes())
-    (folder / "partner.json").write_text(json.dumps({**meta, "temperature": 1.3, **(partner_meta or {})}))
+    model.with_suffix(".json").write_text(json.dumps({**meta, "partners": partners}))
+    for number in range(1, count + 1):
+        (folder / f"partner{number}.onnx").write_bytes(shipped.read_bytes())
+        (folder / f"partner{number}.json").write_text(json.dumps({**meta, "temperature": 1.2 + number / 10,
+                                                                  **(partner_meta or {})}))
     return model
 
 
-def test_a_network_with_a_partner_reads_every_window_with_both_as_one_calibrated_reading(tmp_path) -> None:
-    model = paired_model(tmp_path, {"file": "partner.onnx", "pair_temperature": 0.7})
-    pair = classifier.ValueNet(model)
-    assert pair.partner is not None and pair.partner.temperature == 1.3 and pair.pair_temperature == 0.7
+def read_alone(net: classifier.ValueNet, image: np.ndarray, boxes: list) -> np.ndarray:
+    return classifier.read_windows(net.windows(image, boxes), "auto", net)
+
+
+def test_a_network_with_partners_reads_every_window_with_all_of_them_as_one_calibrated_reading(tmp_path) -> None:
+    model = joined_model(tmp_path, {"files": ["partner1.onnx", "partner2.onnx"], "temperature": 0.7}, count=2)
+    joined = classifier.ValueNet(model)
+    assert [partner.temperature for partner in joined.partners] == [1.3, 1.4] and joined.joint_temperature == 0.7
     out = render(scene([DieSpec(3, (100, 100), 30, angle=40), DieSpec(6, (200, 120), 60, angle=80)]))
     boxes = [(*label.center, label.size, label.angle) for label in out.labels] + [(40.0, 40.0, 30.0, 0.0)]
     alone = classifier.ValueNet(model, alone=True)
-    assert alone.partner is None
-    own = classifier.read_windows(alone.windows(out.image, boxes), "auto", alone)
-    partner = classifier.read_windows(pair.partner.windows(out.image, boxes), "auto", pair.partner)
-    mean = ((own + partner) / 2) ** (1 / 0.7)
+    assert alone.partners == ()
+    own = read_alone(alone, out.image, boxes)
+    first, second = (read_alone(partner, out.image, boxes) for partner in joined.partners)
+    mean = ((own + first + second) / 3) ** (1 / 0.7)
     want = mean / mean.sum(axis=1, keepdims=True)
-    np.testing.assert_allclose(classifier.read_boxes(out.image, boxes, "auto", pair), want, rtol=1e-5, atol=1e-7)
-    assert not np.allclose(want, own, atol=1e-3)  # the partner's own temperature and the pair's changed it
-    # the reader reads with the pair once it is the model in use
+    np.testing.assert_allclose(classifier.read_boxes(out.image, boxes, "auto", joined), want, rtol=1e-5, atol=1e-7)
+    assert not np.allclose(want, own, atol=1e-3)  # the partners' own temperatures and the joint one changed it
+    assert not np.allclose(first, second, atol=1e-3)  # each partner read at its own temperature
+    # the reader reads with all three once it is the model in use
     try:
         classifier.use_model(model)
         dice = [((x, y), size, angle) for x, y, size, angle in boxes]
@@ -255,9 +263,9 @@ def test_a_network_with_a_partner_reads_every_window_with_both_as_one_calibrated
         classifier.use_model(classifier.MODEL_PATH)
 
 
-def test_two_draws_that_agree_read_as_one_at_a_pair_temperature_of_one(tmp_path) -> None:
+def test_draws_that_agree_read_as_one_at_a_joint_temperature_of_one(tmp_path) -> None:
     shipped_temperature = classifier.ValueNet(alone=True).temperature
-    model = paired_model(tmp_path, {"file": "partner.onnx", "pair_temperature": 1.0},
+    model = joined_model(tmp_path, {"files": ["partner1.onnx"], "temperature": 1.0},
                          {"temperature": shipped_temperature})
     out = render(scene([DieSpec(5, (160, 120), 50, angle=20)]))
     boxes = [(*label.center, label.size, label.angle) for label in out.labels]
@@ -266,40 +274,45 @@ def test_two_draws_that_agree_read_as_one_at_a_pair_temperature_of_one(tmp_path)
                                rtol=1e-5, atol=1e-7)
 
 
-@pytest.mark.parametrize("partner, says", [
-    ("partner.onnx", "not a file and a pair temperature"),
-    ({"file": "partner.onnx"}, "not a file and a pair temperature"),
-    ({"file": "partner.onnx", "pair_temperature": "warm"}, "not a file and a pair temperature"),
-    ({"file": "partner.onnx", "pair_temperature": 0.0}, "not a temperature"),
-    ({"file": "../partner.onnx", "pair_temperature": 0.8}, "not the name of an .onnx file beside it"),
-    ({"file": "partner.json", "pair_temperature": 0.8}, "not the name of an .onnx file beside it"),
-    ({"file": "gone.onnx", "pair_temperature": 0.8}, "gone.json"),
+@pytest.mark.parametrize("partners, says", [
+    ("partner1.onnx", "not files and a temperature"),
+    ({"files": ["partner1.onnx"]}, "not files and a temperature"),
+    ({"files": ["partner1.onnx"], "temperature": "warm"}, "not files and a temperature"),
+    ({"files": "partner1.onnx", "temperature": 0.8}, "not a list of files"),
+    ({"files": [], "temperature": 0.8}, "not a list of files"),
+    ({"files": ["partner1.onnx"], "temperature": 0.0}, "not a temperature"),
+    ({"files": ["../partner1.onnx"], "temperature": 0.8}, "not the name of an .onnx file beside it"),
+    ({"files": ["partner1.json"], "temperature": 0.8}, "not the name of an .onnx file beside it"),
+    ({"files": ["partner1.onnx", "partner1.onnx"], "temperature": 0.8}, "name one network twice"),
+    ({"files": ["main.onnx"], "temperature": 0.8}, "name one network twice"),
+    ({"files": ["partner1.onnx", "gone.onnx"], "temperature": 0.8}, "gone.json"),
 ])
-def test_a_partner_that_cannot_be_read_is_refused_with_a_clear_message(tmp_path, partner, says) -> None:
+def test_partners_that_cannot_be_read_are_refused_with_a_clear_message(tmp_path, partners, says) -> None:
     from vision.reader.model_file import ModelFileError
 
     with pytest.raises(ModelFileError, match=re.escape(says)):
-        classifier.ValueNet(paired_model(tmp_path, partner))
+        classifier.ValueNet(joined_model(tmp_path, partners))
 
 
-def test_a_partner_with_a_partner_of_its_own_is_refused(tmp_path) -> None:
+def test_a_partner_with_partners_of_its_own_is_refused(tmp_path) -> None:
     from vision.reader.model_file import ModelFileError
 
-    model = paired_model(tmp_path, {"file": "partner.onnx", "pair_temperature": 0.8},
-                         {"partner": {"file": "main.onnx", "pair_temperature": 0.8}})
-    with pytest.raises(ModelFileError, match="a pair is two networks"):
+    model = joined_model(tmp_path, {"files": ["partner1.onnx"], "temperature": 0.8},
+                         {"partners": {"files": ["main.onnx"], "temperature": 0.8}})
+    with pytest.raises(ModelFileError, match="partners read alone"):
         classifier.ValueNet(model)
 
 
 def test_a_partner_of_another_geometry_reads_windows_cut_for_it(tmp_path) -> None:
-    model = paired_model(tmp_path, {"file": "partner.onnx", "pair_temperature": 0.9}, {"upright": True})
-    pair = classifier.ValueNet(model)
-    assert pair.partner.geometry.upright and not pair.geometry.upright
+    model = joined_model(tmp_path, {"files": ["partner1.onnx"], "temperature": 0.9}, {"upright": True})
+    joined = classifier.ValueNet(model)
+    (partner,) = joined.partners
+    assert partner.geometry.upright and not joined.geometry.upright
     out = render(scene([DieSpec(2, (120, 110), 40, angle=30), DieSpec(4, (220, 130), 50, angle=70)]))
     boxes = [(*label.center, label.size, label.angle) for label in out.labels]
-    own = classifier.read_windows(pair.windows(out.image, boxes), "auto", pair)
-    upright = classifier.read_windows(pair.partner.windows(out.image, boxes), "auto", pair.partner)
-    np.testing.assert_allclose(classifier.read_boxes(out.image, boxes, "auto", pair),
-                               classifier.pair_probabilities(own, upright, 0.9), rtol=1e-5, atol=1e-7)
-    turned = classifier.read_windows(pair.windows(out.image, boxes), "auto", pair.partner)
+    own = read_alone(joined, out.image, boxes)
+    upright = read_alone(partner, out.image, boxes)
+    np.testing.assert_allclose(classifier.read_boxes(out.image, boxes, "auto", joined),
+                               classifier.joint_probabilities([own, upright], 0.9), rtol=1e-5, atol=1e-7)
+    turned = classifier.read_windows(joined.windows(out.image, boxes), "auto", partner)
     assert not np.allclose(turned, upright, atol=1e-4)  # cut the first network's way, they would read otherwise

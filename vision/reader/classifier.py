@@ -17,11 +17,11 @@ The network (`die_values.onnx`, made by `scripts/train_classifier.py` and export
 geometry it was trained on and the temperature that divides its logits, fitted on photos it
 never trained on, so that a value confidence (`value_confidence`) of 0.9 is right about 9
 times in 10 or more.
-The JSON may name a partner (`"partner": {"file": ..., "pair_temperature": t}`, written by
-`scripts/pair_classifier.py`): another draw of the network's training recipe, stored beside it.
-Every window is then read by both, each as above, and their probabilities averaged and
+The JSON may name partners (`"partners": {"files": [...], "temperature": t}`, written by
+`scripts/join_classifiers.py`): other draws of the network's training recipe, stored beside it.
+Every window is then read by all of them, each as above, and their probabilities averaged and
 calibrated as one network's: raised to 1/t and normalised, t fitted like a temperature. A
-draw's own quirks (a die it alone reads surely wrong) must then convince the other draw too.
+draw's own quirks (a die it alone reads surely wrong) must then convince the others too.
 """
 
 from __future__ import annotations
@@ -51,8 +51,8 @@ DieBox = tuple[tuple[float, float], float, float | None]  # (centre x, y), top-f
 
 class ValueNet:
     """The trained network of an ONNX file and its metadata, loaded once: `logits(channels)`
-    for N x CHANNELS x W x W windows cut with `geometry` (`windows`). The partner its metadata
-    names is loaded too (`partner`, `pair_temperature`), unless `alone`."""
+    for N x CHANNELS x W x W windows cut with `geometry` (`windows`). The partners its metadata
+    names are loaded too (`partners`, `joint_temperature`), unless `alone`."""
 
     def __init__(self, path: Path = MODEL_PATH, alone: bool = False) -> None:
         self._net, meta = load_network(path, KIND)
@@ -71,10 +71,10 @@ class ValueNet:
                                  f"channels and reads {CLASS_NAMES}")
         self.geometry = Geometry(window_px, die_px, upright)
         self.meta = meta
-        self.partner: ValueNet | None = None
-        self.pair_temperature = 1.0
-        if "partner" in meta and not alone:
-            self.partner, self.pair_temperature = load_partner(path, meta["partner"])
+        self.partners: tuple[ValueNet, ...] = ()
+        self.joint_temperature = 1.0
+        if "partners" in meta and not alone:
+            self.partners, self.joint_temperature = load_partners(path, meta["partners"])
 
     def logits(self, channels: np.ndarray) -> np.ndarray:
         """N x classes logits for N windows' channels."""
@@ -91,20 +91,27 @@ class ValueNet:
         return window_channels(cut_windows(image_bgr, boxes, self.geometry), self.geometry)
 
 
-def load_partner(path: Path, entry: object) -> tuple[ValueNet, float]:
-    """The partner network that `path`'s metadata names (`entry`) and the pair's temperature."""
+def load_partners(path: Path, entry: object) -> tuple[tuple[ValueNet, ...], float]:
+    """The partner networks that `path`'s metadata names (`entry`) and their joint temperature."""
     try:
-        file, pair_temperature = Path(entry["file"]), float(entry["pair_temperature"])
+        names, temperature = entry["files"], float(entry["temperature"])
     except (KeyError, TypeError, ValueError) as error:
-        raise ModelFileError(f"{path}: its partner is {entry!r}, not a file and a pair temperature ({error})") from None
-    if file.name != str(file) or file.suffix != ".onnx":
-        raise ModelFileError(f"{path}: its partner {str(file)!r} is not the name of an .onnx file beside it")
-    if not 0.05 <= pair_temperature <= 20.0:
-        raise ModelFileError(f"{path}: its pair temperature {pair_temperature} is not a temperature")
-    partner = ValueNet(path.with_name(file.name), alone=True)
-    if "partner" in partner.meta:
-        raise ModelFileError(f"{path}: its partner {file} names a partner of its own; a pair is two networks")
-    return partner, pair_temperature
+        raise ModelFileError(f"{path}: its partners are {entry!r}, not files and a temperature ({error})") from None
+    if not isinstance(names, list) or not names or not all(isinstance(name, str) for name in names):
+        raise ModelFileError(f"{path}: its partners name {names!r}, not a list of files")
+    files = [Path(name) for name in names]
+    for file in files:
+        if file.name != str(file) or file.suffix != ".onnx":
+            raise ModelFileError(f"{path}: its partner {str(file)!r} is not the name of an .onnx file beside it")
+    if len(set(files)) < len(files) or path.name in {file.name for file in files}:
+        raise ModelFileError(f"{path}: its partners {[str(f) for f in files]} name one network twice")
+    if not 0.05 <= temperature <= 20.0:
+        raise ModelFileError(f"{path}: its partners' joint temperature {temperature} is not a temperature")
+    partners = tuple(ValueNet(path.with_name(file.name), alone=True) for file in files)
+    for file, partner in zip(files, partners):
+        if "partners" in partner.meta:
+            raise ModelFileError(f"{path}: its partner {file} names partners of its own; partners read alone")
+    return partners, temperature
 
 
 _net: ValueNet | None = None
@@ -211,19 +218,21 @@ def classify_dice(image_bgr: np.ndarray, dice: Sequence[DieBox], tta: bool | str
 def read_boxes(image_bgr: np.ndarray, boxes: Sequence[Box], tta: bool | str = "auto",
                net: ValueNet | None = None) -> np.ndarray:
     """N x 8 calibrated probabilities of the windows of (x, y, edge, angle) boxes, read by the
-    network and, when it has a partner, by both (`pair_probabilities`)."""
+    network and, when it has partners, by all of them (`joint_probabilities`)."""
     net = net or value_net()
     channels = net.windows(image_bgr, boxes)
-    own = read_windows(channels, tta, net)
-    if net.partner is None:
-        return own
-    if net.partner.geometry != net.geometry:  # draws of one recipe share it, and the windows are cut once
-        channels = net.partner.windows(image_bgr, boxes)
-    return pair_probabilities(own, read_windows(channels, tta, net.partner), net.pair_temperature)
+    readings = [read_windows(channels, tta, net)]
+    if not net.partners:
+        return readings[0]
+    for partner in net.partners:  # draws of one recipe share a geometry, and the windows are cut once
+        cut = channels if partner.geometry == net.geometry else partner.windows(image_bgr, boxes)
+        readings.append(read_windows(cut, tta, partner))
+    return joint_probabilities(readings, net.joint_temperature)
 
 
-def pair_probabilities(first: np.ndarray, second: np.ndarray, pair_temperature: float) -> np.ndarray:
-    """Two networks' calibrated probabilities of the same windows as one reading: averaged,
-    raised to 1 / `pair_temperature` and normalised."""
-    sharpened = np.power(np.maximum((first + second) / 2, 1e-12), 1.0 / pair_temperature)
+def joint_probabilities(readings: Sequence[np.ndarray], temperature: float) -> np.ndarray:
+    """Several networks' calibrated probabilities of the same windows as one reading: averaged,
+    raised to 1 / `temperature` and normalised."""
+    mean = np.mean(np.stack(readings), axis=0)
+    sharpened = np.power(np.maximum(mean, 1e-12), 1.0 / temperature)
     return sharpened / sharpened.sum(axis=-1, keepdims=True)
