@@ -11,7 +11,7 @@ network's recipe (`--net-seed`). Its weights are written as float16 to MAIN_part
 half the size; OpenCV's dnn casts them back to float32 when it loads the file), its JSON beside
 it as it was, marked "stored": "float16"; `--main-float16` stores the main network's own weights
 so too, in place (the models must fit 4 MB together: three classifiers do only so). The reader
-then reads every window with all the networks, each at its own temperature, and averages their
+then reads every window with all the networks, each at its own temperatures, and averages their
 probabilities; that average is calibrated as a network is: raised to 1/t and normalised, t
 fitted by the grid search of `train_classifier.fit_temperature` on the value log-loss of the
 held-out photos' windows (every tenth train photo, as `train_classifier` holds them out, with the
@@ -79,14 +79,10 @@ def float16_copy(source: Path, target: Path) -> tuple[int, int]:
 
 def held_out_probabilities(net: classifier.ValueNet, scenes: list, seed: int) -> tuple[np.ndarray, np.ndarray]:
     """The network's calibrated probabilities of every held-out photo window (as `read_windows`
-    gives them, second looks included) and the windows' classes."""
-    tc.GEOMETRY = net.geometry  # the windows are cut for the network that reads them
-    probabilities, classes = [], []
-    for name in sorted({scene.set_name for scene in scenes}):
-        held = tc.held_out_photos(scenes, name, seed)
-        probabilities.append(tc.auto_probabilities(tc.all_look_logits(net, held.windows), net.temperature))
-        classes.append(held.classes)
-    return np.concatenate(probabilities), np.concatenate(classes)
+    gives them: second looks averaged, values sharpened at its value temperature) and the
+    windows' classes."""
+    looks, classes = tc.held_out_looks(net, scenes, seed)
+    return tc.auto_probabilities(looks, net.temperature, net.value_temperature), classes
 
 
 def fit_joint_temperature(readings: list[np.ndarray], y: np.ndarray) -> tuple[float, dict]:

@@ -62,8 +62,10 @@ batch-norm + ReLU) and a max-pool, of `--widths` channels, a dense layer of `--h
 classes (not a die, 1..6, cocked). AdamW with a one-cycle schedule; a checkpoint after every
 epoch in `--work`, from which a run started again with the same options goes on. The
 temperature that divides the logits is fitted (grid search) to the value probabilities of
-the held-out photos' dice, as `classify_dice` reads them (with its second looks), and
-written to the metadata JSON beside the ONNX file with the options and held-out figures.
+the held-out photos' dice, as `classify_dice` reads them (with its second looks), then the
+value temperature that sharpens the averaged looks' values (`classifier.sharpen_values`) on the
+same windows; both are written to the metadata JSON beside the ONNX file with the options and
+held-out figures.
 Every scene, window pass and batch draws from its own generator (seed and index), so the data
 are the same for any count of workers. On the CPU, with one thread count, the run is deterministic;
 on a GPU the convolutions' gradients may differ in their last bits from run to run.
@@ -550,13 +552,13 @@ def all_look_logits(net: classifier.ValueNet, windows_bgr: np.ndarray) -> np.nda
     return np.concatenate(out, axis=1)
 
 
-def auto_probabilities(look_logits: np.ndarray, temperature: float) -> np.ndarray:
+def auto_probabilities(look_logits: np.ndarray, temperature: float, value_temperature: float = 1.0) -> np.ndarray:
     """What `read_windows(tta="auto")` gives, from precomputed logits of every look (`all_look_logits`)."""
     first = classifier.softmax(look_logits[0] / temperature)
     again = classifier.needs_second_look(first)
-    if not again.any():
-        return first
-    return classifier.combine(look_logits[0], look_logits[1:, again], temperature)
+    if again.any():
+        first = classifier.combine(look_logits[0], look_logits[1:, again], temperature)
+    return classifier.sharpen_values(first, value_temperature)
 
 
 def value_nll(probabilities: np.ndarray, y: np.ndarray) -> float:
@@ -571,6 +573,28 @@ def fit_temperature(look_logits: np.ndarray, y: np.ndarray) -> float:
     values = (y >= 1) & (y <= 6)
     scores = [value_nll(auto_probabilities(look_logits[:, values], t), y[values]) for t in TEMPERATURES]
     return float(TEMPERATURES[int(np.argmin(scores))])
+
+
+def fit_value_temperature(look_logits: np.ndarray, y: np.ndarray, temperature: float) -> float:
+    """The value temperature (`classifier.sharpen_values`) minimising the dice windows' value
+    log-loss once their looks are read at `temperature` and averaged, on the grid TEMPERATURES."""
+    values = (y >= 1) & (y <= 6)
+    looked = auto_probabilities(look_logits[:, values], temperature)
+    scores = [value_nll(classifier.sharpen_values(looked, s), y[values]) for s in TEMPERATURES]
+    return float(TEMPERATURES[int(np.argmin(scores))])
+
+
+def held_out_looks(net: classifier.ValueNet, scenes: list[data.Scene], seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """Every look's logits (`all_look_logits`) of the held-out photo windows a run of `--seed`
+    cuts from `scenes`, set by set, cut for `net`'s geometry, and the windows' classes."""
+    global GEOMETRY
+    GEOMETRY = net.geometry
+    looks, classes = [], []
+    for name in sorted({scene.set_name for scene in scenes}):
+        held = held_out_photos(scenes, name, seed)
+        looks.append(all_look_logits(net, held.windows))
+        classes.append(held.classes)
+    return np.concatenate(looks, axis=1), np.concatenate(classes)
 
 
 def report(name: str, probabilities: np.ndarray, y: np.ndarray) -> dict:
@@ -986,16 +1010,19 @@ def calibrate_and_save(out: Path, work: Path, model, held: dict[str, HeldOut], n
     looks = {k: all_look_logits(net, held[k].windows) for k in held}
     temperature = fit_temperature(np.concatenate([looks[k] for k in photos], axis=1),
                                   np.concatenate([held[k].classes for k in photos]))
-    log(f"temperature {temperature:.3f}")
+    value_temperature = fit_value_temperature(np.concatenate([looks[k] for k in photos], axis=1),
+                                              np.concatenate([held[k].classes for k in photos]), temperature)
+    log(f"temperature {temperature:.3f}, value temperature {value_temperature:.3f}")
     figures = {}
     for name, h in held.items():
-        figures[name] = report(f"held-out {name} (label boxes and jittered)", auto_probabilities(looks[name], temperature),
-                               h.classes)
+        figures[name] = report(f"held-out {name} (label boxes and jittered)",
+                               auto_probabilities(looks[name], temperature, value_temperature), h.classes)
         boxes = h.oracle == 1
         figures[name + ", label boxes"] = report(f"held-out {name}, label boxes only",
-                                                 auto_probabilities(looks[name][:, boxes], temperature), h.classes[boxes])
+                                                 auto_probabilities(looks[name][:, boxes], temperature, value_temperature),
+                                                 h.classes[boxes])
     minutes = (time.time() - started) / 60
-    export_onnx(model, out, {"temperature": temperature,
+    export_onnx(model, out, {"temperature": temperature, "value_temperature": value_temperature,
                              "trained": {**notes, "minutes": round(minutes, 1), "held_out": figures}})
     log(f"wrote {out} ({out.stat().st_size} bytes) in {minutes:.1f} min")
     return 0

@@ -16,10 +16,13 @@ The network (`die_values.onnx`, made by `scripts/train_classifier.py` and export
 `torch.onnx.export`) is run by OpenCV's dnn; its metadata JSON beside it gives the window
 geometry it was trained on and the temperature that divides its logits, fitted on photos it
 never trained on, so that a value confidence (`value_confidence`) of 0.9 is right about 9
-times in 10 or more.
+times in 10 or more. It may give a value temperature too (`"value_temperature": s`): once a
+window's looks are averaged, which softens them, the shares of the six values are raised to 1/s
+and normalised (`sharpen_values`), their total, "not a die" and "cocked" kept as read, so that
+the value confidence of averaged windows is calibrated as well as that of windows read once.
 The JSON may name partners (`"partners": {"files": [...], "temperature": t}`, written by
 `scripts/join_classifiers.py`): other draws of the network's training recipe, stored beside it.
-Every window is then read by all of them, each as above, and their probabilities averaged and
+Every window is then read by all of them, each as above (each at its own temperatures), and their probabilities averaged and
 calibrated as one network's: raised to 1/t and normalised, t fitted like a temperature. A
 draw's own quirks (a die it alone reads surely wrong) must then convince the others too.
 """
@@ -70,6 +73,7 @@ class ValueNet:
             raise ModelFileError(f"{path} reads {channels} channels into {classes}; the code makes {CHANNELS} "
                                  f"channels and reads {CLASS_NAMES}")
         self.geometry = Geometry(window_px, die_px, upright)
+        self.value_temperature = value_temperature(path, meta.get("value_temperature", 1.0))
         self.meta = meta
         self.partners: tuple[ValueNet, ...] = ()
         self.joint_temperature = 1.0
@@ -89,6 +93,13 @@ class ValueNet:
     def windows(self, image_bgr: np.ndarray, boxes: Sequence[Box]) -> np.ndarray:
         """The channels of the windows of (x, y, edge, angle) boxes, cut at the model's geometry."""
         return window_channels(cut_windows(image_bgr, boxes, self.geometry), self.geometry)
+
+
+def value_temperature(path: Path, entry: object) -> float:
+    """The value temperature `path`'s metadata gives (`entry`), checked."""
+    if isinstance(entry, bool) or not isinstance(entry, (int, float)) or not 0.05 <= entry <= 20.0:
+        raise ModelFileError(f"{path}: its value temperature {entry!r} is not a temperature")
+    return float(entry)
 
 
 def load_partners(path: Path, entry: object) -> tuple[tuple[ValueNet, ...], float]:
@@ -186,6 +197,11 @@ def read_windows(channels: np.ndarray, tta: bool | str = "auto", net: ValueNet |
     """N x 8 calibrated probabilities for N x CHANNELS x W x W window channels (`ValueNet.windows`),
     read by that one network (a partner cuts windows of its own: `read_boxes`)."""
     net = net or value_net()
+    return sharpen_values(read_looks(channels, tta, net), net.value_temperature)
+
+
+def read_looks(channels: np.ndarray, tta: bool | str, net: ValueNet) -> np.ndarray:
+    """The windows' probabilities at the network's temperature, their looks averaged."""
     first = net.logits(channels)
     if tta is False or len(first) == 0:
         return softmax(first / net.temperature)
@@ -196,6 +212,19 @@ def read_windows(channels: np.ndarray, tta: bool | str = "auto", net: ValueNet |
     if not again.any():
         return softmax(first / net.temperature)
     return combine(first, second_look_logits(net, channels[again]), net.temperature)
+
+
+def sharpen_values(probabilities: np.ndarray, temperature: float) -> np.ndarray:
+    """`probabilities` with the shares of the values 1..6 raised to 1 / `temperature` and
+    normalised: their total and the other classes stay as they are."""
+    if temperature == 1.0 or len(probabilities) == 0:
+        return probabilities
+    values = probabilities[:, 1:7]
+    total = values.sum(axis=1, keepdims=True)
+    sharpened = np.power(np.maximum(values / np.maximum(total, 1e-12), 1e-12), 1.0 / temperature)
+    out = probabilities.copy()
+    out[:, 1:7] = total * sharpened / sharpened.sum(axis=1, keepdims=True)
+    return out
 
 
 def classify_dice(image_bgr: np.ndarray, dice: Sequence[DieBox], tta: bool | str = "auto") -> np.ndarray:
