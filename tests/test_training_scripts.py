@@ -480,6 +480,9 @@ def test_a_classifier_trained_to_the_end_records_where_it_trained_and_what_it_wa
     assert [(leg["device"], leg["done"]) for leg in hard["legs"]] == [("cpu", [0, 2])]
     before = tmp_path / "work" / "values-before-hard.onnx"
     assert "hard" not in json.loads(before.with_suffix(".json").read_text())["trained"]
+    # it is saved with both temperatures, each from the grid the fits search
+    saved = json.loads(out.with_suffix(".json").read_text())
+    assert {saved["temperature"], saved["value_temperature"]} <= set(train_classifier.TEMPERATURES.tolist())
     assert before.read_bytes() != out.read_bytes()
 
 
@@ -1028,3 +1031,46 @@ def test_partners_join_the_main_network_with_their_joint_temperature_and_can_be_
     assert join_classifiers.main(["--alone", "--main", str(main)]) == 0
     assert "partners" not in json.loads(main.with_suffix(".json").read_text())
     assert classifier.ValueNet(main).partners == ()
+
+
+def looks_of(y: np.ndarray, margin: float, seed: int) -> np.ndarray:
+    """(1 + 3) x N x 8 logits of windows whose every look favours their class `y` by `margin`, with noise."""
+    rng = np.random.default_rng(seed)
+    looks = rng.normal(0, 0.4, (4, len(y), 8))
+    looks[:, np.arange(len(y)), y] += margin
+    return looks
+
+
+def test_the_value_temperature_sharpens_looks_that_are_right_but_doubt_and_softens_overconfident_ones(torch) -> None:
+    import train_classifier
+
+    y = np.random.default_rng(3).integers(1, 7, 600)
+    # right every time but read at about half sure: the averaged looks should be sharpened
+    assert train_classifier.fit_value_temperature(looks_of(y, 1.5, 1), y, 1.0) < 0.7
+    # half of them sure and wrong: the values should be softened
+    wrong = np.where(np.arange(600) % 2 == 0, y, y % 6 + 1)
+    assert train_classifier.fit_value_temperature(looks_of(wrong, 6.0, 2), y, 1.0) > 1.5
+
+
+def test_a_saved_network_gets_its_value_temperature_without_training_again(torch, tmp_path: Path, capsys) -> None:
+    from vision.reader import classifier
+
+    fit_value_temperature = scripts_module("fit_value_temperature")
+    photos = tiny_photo_set(tmp_path / "photos", 20)
+    shipped = classifier.MODEL_PATH
+    network = tmp_path / "values.onnx"
+    network.write_bytes(shipped.read_bytes())
+    meta = json.loads(shipped.with_suffix(".json").read_text())
+    network.with_suffix(".json").write_text(json.dumps({**meta, "value_temperature": 3.0}))  # fitted again, not kept
+    assert fit_value_temperature.main([str(network), "--photos", str(photos), "--work", str(tmp_path / "work")]) == 0
+    said = capsys.readouterr().out
+    assert "on 8 held-out dice windows of 2 photos" in said  # the two held-out photos' die, at its box and three near it
+    saved = json.loads(network.with_suffix(".json").read_text())
+    assert saved["value_temperature"] != 3.0 and 0.15 <= saved["value_temperature"] <= 4.0
+    assert saved["temperature"] == meta["temperature"] and network.read_bytes() == shipped.read_bytes()
+    loss = saved["value_temperature_fitted"]["value_log_loss"]
+    assert loss[1] <= loss[0]  # a temperature of 1 is on the grid, so the fit is never worse than none
+    assert classifier.ValueNet(network).value_temperature == saved["value_temperature"]
+    with pytest.raises(SystemExit):
+        fit_value_temperature.main([str(network), "--photos", str(tmp_path / "nowhere")])
+    assert "nowhere" in capsys.readouterr().err

@@ -8,6 +8,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
 
 from vision.reader import classifier
 from vision.reader.classifier import CLASS_NAMES, COCKED, NOT_A_DIE, classify_dice, value_confidence, value_ranking
@@ -316,3 +319,50 @@ def test_a_partner_of_another_geometry_reads_windows_cut_for_it(tmp_path) -> Non
                                classifier.joint_probabilities([own, upright], 0.9), rtol=1e-5, atol=1e-7)
     turned = classifier.read_windows(joined.windows(out.image, boxes), "auto", partner)
     assert not np.allclose(turned, upright, atol=1e-4)  # cut the first network's way, they would read otherwise
+
+@settings(max_examples=60, deadline=None)
+@given(arrays(np.float64, (5, 8), elements=st.floats(0.001, 1.0)), st.floats(0.2, 4.0))
+def test_a_value_temperature_changes_how_sure_the_value_is_and_nothing_else(raw: np.ndarray, temperature: float) -> None:
+    probabilities = raw / raw.sum(axis=1, keepdims=True)
+    sharpened = classifier.sharpen_values(probabilities, temperature)
+    np.testing.assert_allclose(sharpened[:, [NOT_A_DIE, COCKED]], probabilities[:, [NOT_A_DIE, COCKED]])
+    np.testing.assert_allclose(sharpened[:, 1:7].sum(axis=1), probabilities[:, 1:7].sum(axis=1))
+    before, after = value_confidence(probabilities), value_confidence(sharpened)
+    if temperature < 1:
+        assert np.all(after >= before - 1e-12)
+    else:
+        assert np.all(after <= before + 1e-12)
+    assert np.array_equal(sharpened[:, 1:7].argmax(axis=1), probabilities[:, 1:7].argmax(axis=1))
+    np.testing.assert_array_equal(classifier.sharpen_values(probabilities, 1.0), probabilities)
+
+
+def test_a_network_with_a_value_temperature_sharpens_its_values_once_its_looks_are_averaged(tmp_path) -> None:
+    shipped = classifier.MODEL_PATH
+    meta = json.loads(shipped.with_suffix(".json").read_text())
+    model = tmp_path / "sharper.onnx"
+    model.write_bytes(shipped.read_bytes())
+    model.with_suffix(".json").write_text(json.dumps({**meta, "value_temperature": 0.5}))
+    net, plain = classifier.ValueNet(model), classifier.ValueNet(shipped)
+    assert net.value_temperature == 0.5 and plain.value_temperature == 1.0
+    out = render(scene([DieSpec(3, (100, 100), 30, angle=40), DieSpec(6, (200, 120), 60, angle=80)]))
+    boxes = [(*label.center, label.size, label.angle) for label in out.labels] + [(40.0, 40.0, 30.0, 0.0)]
+    channels = net.windows(out.image, boxes)
+    for tta in (False, True, "auto"):
+        want = classifier.sharpen_values(classifier.read_windows(channels, tta, plain), 0.5)
+        np.testing.assert_allclose(classifier.read_windows(channels, tta, net), want, rtol=1e-6, atol=1e-9)
+    np.testing.assert_allclose(classifier.read_boxes(out.image, boxes, "auto", net),
+                               classifier.sharpen_values(classifier.read_boxes(out.image, boxes, "auto", plain), 0.5),
+                               rtol=1e-6, atol=1e-9)
+
+
+@pytest.mark.parametrize("value_temperature", ["warm", None, True, 0, 50.0, [0.9]])
+def test_a_model_whose_value_temperature_is_not_a_temperature_is_refused(tmp_path, value_temperature) -> None:
+    from vision.reader.model_file import ModelFileError
+
+    shipped = classifier.MODEL_PATH
+    model = tmp_path / "odd.onnx"
+    model.write_bytes(shipped.read_bytes())
+    model.with_suffix(".json").write_text(json.dumps({**json.loads(shipped.with_suffix(".json").read_text()),
+                                                      "value_temperature": value_temperature}))
+    with pytest.raises(ModelFileError, match="value temperature"):
+        classifier.ValueNet(model)
