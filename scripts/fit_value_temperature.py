@@ -41,12 +41,7 @@ def fitted_value_temperature(net: classifier.ValueNet, scenes: list, seed: int) 
     return value_temperature, {
         "dice_windows": int(dice.sum()),
         "value_log_loss": [round(tc.value_nll(before, y[dice]), 4), round(tc.value_nll(after, y[dice]), 4)],
-        "sure_share": [sure_share(before), sure_share(after)]}
-
-
-def sure_share(probabilities) -> float:
-    """The share of windows read at a value confidence of 0.9 or more."""
-    return round(float((classifier.value_confidence(probabilities) >= 0.9).mean()), 4)
+        "sure_share": [tc.sure_share(before), tc.sure_share(after)]}
 
 
 def main(argv: list[str] | None = None) -> int:

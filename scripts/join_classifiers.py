@@ -100,12 +100,7 @@ def fit_joint_temperature(readings: list[np.ndarray], y: np.ndarray) -> tuple[fl
         "value_log_loss": {"alone": [round(tc.value_nll(reading, y[dice]), 4) for reading in on_dice],
                            "averaged": round(tc.value_nll(np.mean(on_dice, axis=0), y[dice]), 4),
                            "joint": round(losses[best], 4)},
-        "sure_share": {"alone": [sure_share(reading[dice]) for reading in readings], "joint": sure_share(joint[dice])}}
-
-
-def sure_share(probabilities: np.ndarray) -> float:
-    """The share of windows read at a value confidence of 0.9 or more."""
-    return round(float((classifier.value_confidence(probabilities) >= 0.9).mean()), 4)
+        "sure_share": {"alone": [tc.sure_share(reading[dice]) for reading in readings], "joint": tc.sure_share(joint[dice])}}
 
 
 def store_float16(source: Path, target: Path, meta: dict) -> None:

@@ -566,6 +566,11 @@ def value_nll(probabilities: np.ndarray, y: np.ndarray) -> float:
     return float(-np.mean(np.log(np.maximum(values[np.arange(len(y)), y - 1], 1e-9))))
 
 
+def sure_share(probabilities: np.ndarray) -> float:
+    """The share of windows read at a value confidence of 0.9 or more."""
+    return round(float((classifier.value_confidence(probabilities) >= 0.9).mean()), 4)
+
+
 TEMPERATURES = np.exp(np.linspace(math.log(0.15), math.log(4.0), 81))  # what `fit_temperature` tries
 
 
