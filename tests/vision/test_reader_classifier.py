@@ -339,10 +339,12 @@ def test_a_value_temperature_changes_how_sure_the_value_is_and_nothing_else(raw:
 def test_a_network_with_a_value_temperature_sharpens_its_values_once_its_looks_are_averaged(tmp_path) -> None:
     shipped = classifier.MODEL_PATH
     meta = json.loads(shipped.with_suffix(".json").read_text())
-    model = tmp_path / "sharper.onnx"
-    model.write_bytes(shipped.read_bytes())
-    model.with_suffix(".json").write_text(json.dumps({**meta, "value_temperature": 0.5}))
-    net, plain = classifier.ValueNet(model), classifier.ValueNet(shipped)
+    model, unsharpened = tmp_path / "sharper.onnx", tmp_path / "plain.onnx"
+    for path, entry in ((model, {"value_temperature": 0.5}), (unsharpened, {})):
+        path.write_bytes(shipped.read_bytes())
+        path.with_suffix(".json").write_text(json.dumps({**{k: v for k, v in meta.items() if k != "value_temperature"},
+                                                         **entry}))
+    net, plain = classifier.ValueNet(model), classifier.ValueNet(unsharpened)
     assert net.value_temperature == 0.5 and plain.value_temperature == 1.0
     out = render(scene([DieSpec(3, (100, 100), 30, angle=40), DieSpec(6, (200, 120), 60, angle=80)]))
     boxes = [(*label.center, label.size, label.angle) for label in out.labels] + [(40.0, 40.0, 30.0, 0.0)]
