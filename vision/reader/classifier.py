@@ -22,9 +22,10 @@ and normalised (`sharpen_values`), their total, "not a die" and "cocked" kept as
 the value confidence of averaged windows is calibrated as well as that of windows read once.
 The JSON may name partners (`"partners": {"files": [...], "temperature": t}`, written by
 `scripts/join_classifiers.py`): other draws of the network's training recipe, stored beside it.
-Every window is then read by all of them, each as above (each at its own temperatures), and their probabilities averaged and
-calibrated as one network's: raised to 1/t and normalised, t fitted like a temperature. A
-draw's own quirks (a die it alone reads surely wrong) must then convince the others too.
+Every window is then read by all of them, each as above at its own temperatures, and their
+probabilities averaged and calibrated as one network's: raised to 1/t and normalised, t fitted
+like a temperature. A draw's own quirks (a die it alone reads surely wrong) must then convince
+the others too.
 """
 
 from __future__ import annotations
