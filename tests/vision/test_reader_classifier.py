@@ -190,12 +190,21 @@ def test_a_second_look_turns_a_window_or_mirrors_an_upright_one() -> None:
     np.testing.assert_array_equal(mirrored[0], x[:, :, :, ::-1])
 
 
+def shipped_copy(model: Path, changes: dict, dropped: tuple[str, ...] = ()) -> Path:
+    """The shipped network copied to `model`, its JSON with `changes` over the shipped one's and
+    without the `dropped` keys."""
+    shipped = classifier.MODEL_PATH
+    meta = {key: value for key, value in json.loads(shipped.with_suffix(".json").read_text()).items()
+            if key not in dropped}
+    model.write_bytes(shipped.read_bytes())
+    model.with_suffix(".json").write_text(json.dumps({**meta, **changes}))
+    return model
+
+
 def test_a_model_trained_on_upright_windows_cuts_them_and_mirrors_its_second_look(tmp_path) -> None:
     shipped = classifier.MODEL_PATH
     meta = json.loads(shipped.with_suffix(".json").read_text())
-    model = tmp_path / "upright.onnx"
-    model.write_bytes(shipped.read_bytes())
-    model.with_suffix(".json").write_text(json.dumps({**meta, "upright": True}))
+    model = shipped_copy(tmp_path / "upright.onnx", {"upright": True})
     net = classifier.ValueNet(model)
     assert net.geometry == Geometry(meta["window_px"], meta["die_px"], upright=True)
     out = render(scene([DieSpec(3, (100, 100), 30, angle=40), DieSpec(6, (200, 120), 60, angle=80)]))
@@ -213,13 +222,8 @@ def test_a_model_trained_on_upright_windows_cuts_them_and_mirrors_its_second_loo
 def test_a_model_whose_upright_is_not_true_or_false_is_refused(tmp_path, upright) -> None:
     from vision.reader.model_file import ModelFileError
 
-    shipped = classifier.MODEL_PATH
-    model = tmp_path / "odd.onnx"
-    model.write_bytes(shipped.read_bytes())
-    model.with_suffix(".json").write_text(json.dumps({**json.loads(shipped.with_suffix(".json").read_text()),
-                                                      "upright": upright}))
     with pytest.raises(ModelFileError, match="upright"):
-        classifier.ValueNet(model)
+        classifier.ValueNet(shipped_copy(tmp_path / "odd.onnx", {"upright": upright}))
 
 
 def joined_model(folder: Path, partners: object, partner_meta: dict | None = None, count: int = 1) -> Path:
@@ -337,14 +341,8 @@ def test_a_value_temperature_changes_how_sure_the_value_is_and_nothing_else(raw:
 
 
 def test_a_network_with_a_value_temperature_sharpens_its_values_once_its_looks_are_averaged(tmp_path) -> None:
-    shipped = classifier.MODEL_PATH
-    meta = json.loads(shipped.with_suffix(".json").read_text())
-    model, unsharpened = tmp_path / "sharper.onnx", tmp_path / "plain.onnx"
-    for path, entry in ((model, {"value_temperature": 0.5}), (unsharpened, {})):
-        path.write_bytes(shipped.read_bytes())
-        path.with_suffix(".json").write_text(json.dumps({**{k: v for k, v in meta.items() if k != "value_temperature"},
-                                                         **entry}))
-    net, plain = classifier.ValueNet(model), classifier.ValueNet(unsharpened)
+    net = classifier.ValueNet(shipped_copy(tmp_path / "sharper.onnx", {"value_temperature": 0.5}))
+    plain = classifier.ValueNet(shipped_copy(tmp_path / "plain.onnx", {}, dropped=("value_temperature",)))
     assert net.value_temperature == 0.5 and plain.value_temperature == 1.0
     out = render(scene([DieSpec(3, (100, 100), 30, angle=40), DieSpec(6, (200, 120), 60, angle=80)]))
     boxes = [(*label.center, label.size, label.angle) for label in out.labels] + [(40.0, 40.0, 30.0, 0.0)]
@@ -361,10 +359,5 @@ def test_a_network_with_a_value_temperature_sharpens_its_values_once_its_looks_a
 def test_a_model_whose_value_temperature_is_not_a_temperature_is_refused(tmp_path, value_temperature) -> None:
     from vision.reader.model_file import ModelFileError
 
-    shipped = classifier.MODEL_PATH
-    model = tmp_path / "odd.onnx"
-    model.write_bytes(shipped.read_bytes())
-    model.with_suffix(".json").write_text(json.dumps({**json.loads(shipped.with_suffix(".json").read_text()),
-                                                      "value_temperature": value_temperature}))
     with pytest.raises(ModelFileError, match="value temperature"):
-        classifier.ValueNet(model)
+        classifier.ValueNet(shipped_copy(tmp_path / "odd.onnx", {"value_temperature": value_temperature}))
