@@ -17,9 +17,9 @@ The network (`die_values.onnx`, made by `scripts/train_classifier.py` and export
 geometry it was trained on and the temperature that divides its logits, fitted on photos it
 never trained on, so that a value confidence (`value_confidence`) of 0.9 is right about 9
 times in 10 or more. It may give a value temperature too (`"value_temperature": s`): once a
-window's looks are averaged, which softens them, the shares of the six values are raised to 1/s
-and normalised (`sharpen_values`), their total, "not a die" and "cocked" kept as read, so that
-the value confidence of averaged windows is calibrated as well as that of windows read once.
+window's looks are averaged (the four looks of an unclear window soften it), the shares of the
+six values are raised to 1/s and normalised (`sharpen_values`), their total, "not a die" and
+"cocked" kept as read; s is fitted like the temperature, on the readings so averaged.
 The JSON may name partners (`"partners": {"files": [...], "temperature": t}`, written by
 `scripts/join_classifiers.py`): other draws of the network's training recipe, stored beside it.
 Every window is then read by all of them, each as above at its own temperatures, and their
@@ -74,7 +74,7 @@ class ValueNet:
             raise ModelFileError(f"{path} reads {channels} channels into {classes}; the code makes {CHANNELS} "
                                  f"channels and reads {CLASS_NAMES}")
         self.geometry = Geometry(window_px, die_px, upright)
-        self.value_temperature = value_temperature(path, meta.get("value_temperature", 1.0))
+        self.value_temperature = checked_temperature(path, "value temperature", meta.get("value_temperature", 1.0))
         self.meta = meta
         self.partners: tuple[ValueNet, ...] = ()
         self.joint_temperature = 1.0
@@ -96,10 +96,10 @@ class ValueNet:
         return window_channels(cut_windows(image_bgr, boxes, self.geometry), self.geometry)
 
 
-def value_temperature(path: Path, entry: object) -> float:
-    """The value temperature `path`'s metadata gives (`entry`), checked."""
+def checked_temperature(path: Path, name: str, entry: object) -> float:
+    """A temperature `path`'s metadata gives (`entry`, its `name` for the message), checked."""
     if isinstance(entry, bool) or not isinstance(entry, (int, float)) or not 0.05 <= entry <= 20.0:
-        raise ModelFileError(f"{path}: its value temperature {entry!r} is not a temperature")
+        raise ModelFileError(f"{path}: its {name} {entry!r} is not a temperature")
     return float(entry)
 
 
@@ -117,8 +117,7 @@ def load_partners(path: Path, entry: object) -> tuple[tuple[ValueNet, ...], floa
             raise ModelFileError(f"{path}: its partner {str(file)!r} is not the name of an .onnx file beside it")
     if len(set(files)) < len(files) or path.name in {file.name for file in files}:
         raise ModelFileError(f"{path}: its partners {[str(f) for f in files]} name one network twice")
-    if not 0.05 <= temperature <= 20.0:
-        raise ModelFileError(f"{path}: its partners' joint temperature {temperature} is not a temperature")
+    temperature = checked_temperature(path, "partners' joint temperature", temperature)
     partners = tuple(ValueNet(path.with_name(file.name), alone=True) for file in files)
     for file, partner in zip(files, partners):
         if "partners" in partner.meta:
