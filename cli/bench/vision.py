@@ -27,7 +27,8 @@ unsure" are printed beside it, and the calibration line counts only dice read as
 Synthetic scenes are the issue's game scenes: `lab.synth.random_scene` defaults, 5 dice
 in a 640x480 image, top faces 40-90 px, die styles and colours drawn per die or as a
 matched set, touching allowed, tilted cameras; dice cocked or less than 60% visible are
-labelled "ignore".
+labelled "ignore". With `--looks unseen` the same scenes' dice get colours and moulding no
+training scene draws (`lab.synth.unseen_looks`): how the reader meets dice it never saw.
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ import cv2
 import numpy as np
 
 from lab import synth
+from lab.synth.manifest import LOOKS
 from lab.reader_eval.detector_eval import match_detections
 from lab.reader_eval.evaluate import format_summary, load_split, match_centres, percentile, summarise
 from lab.reader_eval.read_sets import read_negatives, read_photos
@@ -86,6 +88,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--root", type=Path, help="folder the manifest's image paths are relative to (default: the manifest's folder)")
     parser.add_argument("--split", help="only photos of this split (e.g. test; held-out: every tenth train photo, which the networks never trained on, less those whose copy they did)")
     parser.add_argument("--seed", type=int, default=1, help="seed of the synthetic scenes (default 1)")
+    parser.add_argument("--looks", choices=LOOKS, default="game",
+                        help="with --synthetic: unseen gives the scenes' dice colours and moulding no training scene "
+                             "draws, each scene otherwise the seed's game scene (dice the networks never saw; "
+                             "default game)")
     parser.add_argument("--expect", type=expected_count, metavar="N|labelled",
                         help="pass the expected dice count to the reader: N for every photo, or 'labelled' for each "
                              "photo's own count (the default with --suite)")
@@ -124,6 +130,10 @@ def run(args: argparse.Namespace) -> int:
         print("cubilete bench vision: --negatives-count N reads the --negatives pictures again told N >= 0 dice: "
               "give --negatives too", file=sys.stderr)
         return 2
+    if args.looks != "game" and args.synthetic is None:
+        print("cubilete bench vision: --looks gives synthetic scenes' dice their looks: give --synthetic N too",
+              file=sys.stderr)
+        return 2
     cv2.setNumThreads(args.threads)
     if args.classifier is not None:
         try:
@@ -153,11 +163,12 @@ def load_photos(args: argparse.Namespace, scratch: Path):
     """(title, root, photos) or an exit code after a one-line error."""
     if args.synthetic is not None:
         try:
-            manifest, root = synthetic_manifest(args.synthetic, args.seed, scratch)
+            manifest, root = synthetic_manifest(args.synthetic, args.seed, scratch, args.looks)
         except ImportError as error:
             print(f"cubilete bench vision: synthetic scenes need lab.synth ({error})", file=sys.stderr)
             return 2
-        title = f"synthetic scenes: {args.synthetic} (seed {args.seed})"
+        looks = ", dice of unseen looks" if args.looks == "unseen" else ""
+        title = f"synthetic scenes: {args.synthetic} (seed {args.seed}{looks})"
     else:
         manifest = args.manifest
         root = args.root or manifest.parent
@@ -384,9 +395,9 @@ def write_debug(folder: Path, photo, image, marks: list) -> None:
     cv2.imwrite(str(folder / name), out)
 
 
-def synthetic_manifest(count: int, seed: int, folder: Path) -> tuple[Path, Path]:
+def synthetic_manifest(count: int, seed: int, folder: Path, looks: str = "game") -> tuple[Path, Path]:
     """Render `count` random game scenes (5 dice, 640x480, dice 40-90 px) with
-    lab.synth into `folder`; returns (manifest, root). Cocked and mostly hidden dice
-    are labelled "ignore" by the generator."""
-    manifest = synth.write_manifest(folder, n=count, seed=seed, split="synthetic")
+    lab.synth into `folder`, their dice of `looks` (`synth.manifest.LOOKS`); returns
+    (manifest, root). Cocked and mostly hidden dice are labelled "ignore" by the generator."""
+    manifest = synth.write_manifest(folder, n=count, seed=seed, split="synthetic", looks=looks)
     return Path(manifest), folder

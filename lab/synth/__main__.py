@@ -8,7 +8,7 @@ import sys
 import time
 
 from .looks import LOOK_STYLES
-from .manifest import write_manifest
+from .manifest import LOOKS, write_manifest
 from .spec import BACKGROUND_KINDS, DIE_STYLES
 from .timing import run_bench
 
@@ -38,6 +38,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--backgrounds", default=",".join(BACKGROUND_KINDS),
                         help=f"surfaces to draw from, comma-separated (default {','.join(BACKGROUND_KINDS)})")
     parser.add_argument("--split", default="test", help="split name written in the manifest (default test)")
+    parser.add_argument("--looks", choices=LOOKS, default="game",
+                        help="unseen: the dice get colours and moulding no training scene draws, the scenes "
+                             "otherwise the same (default game)")
     args = parser.parse_args(argv)
     if args.bench:
         for line in run_bench(width=args.width, height=args.height):
@@ -59,7 +62,7 @@ def main(argv: list[str] | None = None) -> int:
             args.out, args.n, args.seed, split=args.split, n_dice=args.dice, width=args.width, height=args.height,
             size_range=(args.min_size, args.max_size), touching=not args.no_touching, max_tilt_deg=args.max_tilt,
             max_view_deg=args.max_view, cocked_prob=args.cocked, occluder_prob=args.occluders, tray_prob=args.tray,
-            styles=styles, backgrounds=backgrounds)
+            styles=styles, backgrounds=backgrounds, looks=args.looks)
     except ValueError as e:
         print(f"python -m lab.synth: {e}", file=sys.stderr)
         return 2

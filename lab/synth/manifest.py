@@ -17,6 +17,7 @@ import numpy as np
 
 from .random_scene import random_scene
 from .renderer import render
+from .unseen_looks import looks_rng, with_unseen_looks
 
 MIN_VISIBLE = 0.6  # a die with less of its top face in view is not a fair test
 
@@ -26,18 +27,27 @@ def scene_rng(seed: int, index: int) -> np.random.Generator:
     return np.random.default_rng([seed, index])
 
 
-def write_manifest(out_dir: str | Path, n: int, seed: int, split: str = "test", **scene_options: Any) -> Path:
+LOOKS = ("game", "unseen")  # the dice as random scenes draw them, or as no training scene does
+
+
+def write_manifest(out_dir: str | Path, n: int, seed: int, split: str = "test", looks: str = "game",
+                   **scene_options: Any) -> Path:
     """Render `n` random scenes into out_dir/images/ and describe them in out_dir/manifest.jsonl.
 
-    `scene_options` go to `random_scene` (n_dice, width, height, size_range, ...).
-    Returns the manifest's path.
+    `scene_options` go to `random_scene` (n_dice, width, height, size_range, ...). With `looks`
+    "unseen" each scene's dice get looks no training scene draws (`unseen_looks`), the scene
+    otherwise the same. Returns the manifest's path.
     """
+    if looks not in LOOKS:
+        raise ValueError(f"looks must be one of {', '.join(LOOKS)}, got {looks!r}")
     out = Path(out_dir)
     (out / "images").mkdir(parents=True, exist_ok=True)
     manifest = out / "manifest.jsonl"
     with manifest.open("w", encoding="utf-8") as f:
         for i in range(n):
             scene = random_scene(scene_rng(seed, i), **scene_options)
+            if looks == "unseen":
+                scene = with_unseen_looks(scene, looks_rng(seed, i))
             rendered = render(scene)
             if rendered.jpeg is not None:
                 rel = f"images/{i:06d}.jpg"

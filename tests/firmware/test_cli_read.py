@@ -76,6 +76,15 @@ def test_bench_vision_prints_the_figures(scene_file: Path, tmp_path: Path, capsy
     assert figures["photos"] == 3 and figures["dice"] > 0
 
 
+def test_bench_vision_reads_synthetic_dice_of_unseen_looks(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bench", "vision", "--synthetic", "2", "--seed", "3", "--expect", "5", "--looks", "unseen"]) == 0
+    out = capsys.readouterr().out
+    assert "synthetic scenes: 2 (seed 3, dice of unseen looks)" in out and "per-die accuracy" in out
+    assert main(["bench", "vision", "--manifest", "x.jsonl", "--looks", "unseen"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--synthetic" in err[0]
+
+
 def test_bench_vision_missing_manifest_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["bench", "vision", "--manifest", str(tmp_path / "none.jsonl")]) == 2
     assert len(capsys.readouterr().err.strip().splitlines()) == 1
