@@ -13,7 +13,9 @@ given is the shipped one) and prints both, side by side:
     photo's camera shot, scene or throw), each with its own dice count, as the device reads;
   * seeded no-dice pictures (text, headlines, grids, ...) of seeds DECISION_NEGATIVE_SEEDS,
     read without a count: the dice read surely in them;
-  * synthetic game scenes of seeds DECISION_SYNTHETIC_SEEDS, read without a count;
+  * synthetic game scenes of seeds DECISION_SYNTHETIC_SEEDS, read without a count, and the same
+    scenes again with their dice given looks no training scene draws (`lab.synth.unseen_looks`:
+    colours and moulding the networks never saw, opaque, see-through and marbled as often);
   * the same unseen held-out photos again as worse cameras would take them (`worse_cameras`:
     fewer pixels, a softer lens, other light, noise, a coarser JPEG), `--worse` copies of each,
     each with its dice count: the sure side judged on three times the real dice.
@@ -72,6 +74,7 @@ DECISION_SYNTHETIC_SEEDS = (11, 12)
 # press, not a wrong score, while a die that is no longer scored silently costs them an answer
 # (FINDINGS.md, "Dice scored without asking, set by set"). Guesses still count in the pooled gate.
 MAX_SCORED_DROP = 0.003  # share of dice scored without asking, on any held-out set, its worse copies or synthetic seed
+# (game scenes or their dice of unseen looks)
 MAX_DICE_LOST = 1  # and dice, on that set or seed
 # Every gate above can be passed by asking more: a reader unsure of every die is never sure and
 # wrong. Asking is the device's nuisance (a third of all throws asked about is a device nobody
@@ -81,14 +84,14 @@ MAX_DICE_LOST = 1  # and dice, on that set or seed
 MAX_ASKED_RISE = 0.02  # share of photos asked about, on any held-out set, its worse copies or synthetic seed
 MAX_PHOTOS_ASKED = 1  # and photos, on that set or seed
 GATES = (
-    f"no held-out set, worse copies of one or synthetic seed loses more than {100 * MAX_SCORED_DROP:.1f} points "
-    f"and more than {MAX_DICE_LOST} die of its dice scored without asking (read right and sure)",
+    f"no held-out set, worse copies of one or synthetic seed (game or unseen looks) loses more than "
+    f"{100 * MAX_SCORED_DROP:.1f} points and more than {MAX_DICE_LOST} die of its dice scored without asking (read right and sure)",
     "the held-out sets together read no fewer dice right, asked dice's guesses counted",
-    "sure but wrong dice do not rise in total, on the held-out photos, their worse copies nor on the synthetic "
-    "scenes",
+    "sure but wrong dice do not rise in total, on the held-out photos, their worse copies, the synthetic "
+    "scenes nor those of unseen looks",
     "sure dice on the no-dice pictures do not rise in total",
-    f"no held-out set, worse copies of one or synthetic seed has more than {100 * MAX_ASKED_RISE:.1f} points and "
-    f"more than {MAX_PHOTOS_ASKED} photo more asked about, of its photos holding a die the labels count",
+    f"no held-out set, worse copies of one or synthetic seed (game or unseen looks) has more than "
+    f"{100 * MAX_ASKED_RISE:.1f} points and more than {MAX_PHOTOS_ASKED} photo more asked about, of its photos holding a die the labels count",
 )
 
 
@@ -105,11 +108,13 @@ class Figures:
     # "set/image" (held-out) or "synthetic SEED/image" -> OUTCOMES of reading that picture
     photos: dict[str, list[int]] = field(default_factory=dict)
     worse: dict[str, dict] = field(default_factory=dict)  # set name -> summary of its held-out photos' worse copies
+    unseen: dict[int, dict] = field(default_factory=dict)  # seed -> summary of its scenes with dice of unseen looks
 
     def to_json(self) -> dict:
         return {"held_out": self.held_out, "synthetic": {str(k): v for k, v in self.synthetic.items()},
                 "negatives": {str(k): v for k, v in self.negatives.items()}, "median_ms": self.median_ms,
-                "sure_mistakes": self.sure_mistakes, "photos": self.photos, "worse": self.worse}
+                "sure_mistakes": self.sure_mistakes, "photos": self.photos, "worse": self.worse,
+                "unseen": {str(k): v for k, v in self.unseen.items()}}
 
     @classmethod
     def from_json(cls, data: dict) -> "Figures":
@@ -118,7 +123,7 @@ class Figures:
                    {int(k): int(v) for k, v in data["negatives"].items()}, float(data["median_ms"]),
                    [str(m) for m in data.get("sure_mistakes", [])],
                    {str(k): [int(n) for n in v] for k, v in data.get("photos", {}).items()},
-                   dict(data.get("worse", {})))
+                   dict(data.get("worse", {})), {int(k): v for k, v in data.get("unseen", {}).items()})
 
 
 OUTCOMES = ("right", "wrong", "missed", "extra", "sure wrong", "asked")
@@ -213,7 +218,8 @@ def read_labelled(root: Path, photos: list, with_count: bool, ms: list[float], m
 
 
 def measure(photo_sets: dict[str, tuple[Path, list]], scenes: dict[int, tuple[Path, list]], negatives: int,
-            worse_sets: dict[str, tuple[Path, list]] | None = None) -> Figures:
+            worse_sets: dict[str, tuple[Path, list]] | None = None,
+            unseen_scenes: dict[int, tuple[Path, list]] | None = None) -> Figures:
     """The figures of the networks in use now."""
     load_models()
     ms: list[float] = []
@@ -223,12 +229,14 @@ def measure(photo_sets: dict[str, tuple[Path, list]], scenes: dict[int, tuple[Pa
             for name, (root, photos) in photo_sets.items()}
     synthetic = {seed: read_labelled(root, photos, False, ms, mistakes, outcomes, f"synthetic {seed}")
                  for seed, (root, photos) in scenes.items()}
+    unseen = {seed: read_labelled(root, photos, False, [], mistakes, outcomes, f"unseen looks {seed}")
+              for seed, (root, photos) in (unseen_scenes or {}).items()}
     # the copies' times are left out of the median: they are smaller pictures than the photos
     worse = {name: read_labelled(root, photos, True, [], mistakes, outcomes, f"worse {name}")
              for name, (root, photos) in (worse_sets or {}).items()}
     negative = {seed: read_negatives(negatives, seed)["sure_extras"] for seed in DECISION_NEGATIVE_SEEDS}
     return asked_where_dice_count(Figures(held, synthetic, negative, float(np.median(ms)) if ms else float("nan"),
-                                          mistakes, outcomes, worse))
+                                          mistakes, outcomes, worse, unseen))
 
 
 def worse_copies(photo_sets: dict[str, tuple[Path, list]], scratch: Path, copies: int) -> dict[str, tuple[Path, list]]:
@@ -243,8 +251,10 @@ def worse_copies(photo_sets: dict[str, tuple[Path, list]], scratch: Path, copies
 
 
 def judged_sets(figures: Figures) -> tuple[tuple[str, dict], ...]:
-    """(kind, summaries) of the held-out sets, their worse copies and the synthetic seeds."""
-    return (("held-out", figures.held_out), ("worse copies", figures.worse), ("synthetic", figures.synthetic))
+    """(kind, summaries) of the held-out sets, their worse copies, the synthetic seeds and their
+    scenes with dice of unseen looks."""
+    return (("held-out", figures.held_out), ("worse copies", figures.worse), ("synthetic", figures.synthetic),
+            ("unseen looks", figures.unseen))
 
 
 def paired(shipped: Figures, candidate: Figures) -> tuple[tuple[str, dict, dict], ...]:
@@ -340,6 +350,8 @@ def table(shipped: Figures, candidate: Figures) -> str:
         lines.append(row(f"worse {name}", shipped.worse[name], candidate.worse[name]))
     for seed in shipped.synthetic:
         lines.append(row(f"synthetic seed {seed}", shipped.synthetic[seed], candidate.synthetic[seed]))
+    for seed in shipped.unseen:
+        lines.append(row(f"unseen looks seed {seed}", shipped.unseen[seed], candidate.unseen[seed]))
     lines.append(f"{'no-dice, sure dice':<22} " + ", ".join(
         f"seed {s}: {shipped.negatives[s]} -> {candidate.negatives[s]}" for s in shipped.negatives))
     lines.append(f"{'ms per picture, median':<22} {shipped.median_ms:7.1f} -> {candidate.median_ms:6.1f}")
@@ -376,6 +388,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--photos", type=Path, default=DICE_PHOTOS, help="folder of the photo sets")
     parser.add_argument("--negatives", type=int, default=700, help="no-dice pictures of each seed")
     parser.add_argument("--synthetic", type=int, default=200, help="synthetic scenes of each seed")
+    parser.add_argument("--unseen", type=int, default=200,
+                        help="synthetic scenes of each seed read with dice of unseen looks (the first of the game "
+                             "scenes, their dice given looks no training scene draws; 0: none)")
     parser.add_argument("--worse", type=int, default=WORSE_COPIES,
                         help="worse cameras' copies of each held-out photo (0: none)")
     parser.add_argument("--json", action="store_true", help="print the figures and the verdict as JSON")
@@ -399,7 +414,8 @@ def main(argv: list[str] | None = None) -> int:
     # a held-out photo of a test photo's camera shot, scene (an augmented copy) or throw is not tuned on
     photo_sets = {m.parent.name: (m.parent, load_split(m, HELD_OUT, args.photos)) for m in manifests}
     pictures = {"photos": str(args.photos.resolve()), "held-out": held_out_digest(photo_sets),
-                "negatives": args.negatives, "synthetic": args.synthetic, "worse": args.worse}
+                "negatives": args.negatives, "synthetic": args.synthetic, "worse": args.worse,
+                "unseen": args.unseen}
     baseline = None
     if args.against is not None:
         try:
@@ -422,11 +438,16 @@ def main(argv: list[str] | None = None) -> int:
             folder = Path(scratch) / f"seed-{seed}"
             scenes[seed] = (folder, load_manifest(synth.write_manifest(folder, n=args.synthetic, seed=seed,
                                                                        split="synthetic")))
+        unseen = {}
+        for seed in DECISION_SYNTHETIC_SEEDS if args.unseen else ():
+            folder = Path(scratch) / f"unseen-{seed}"
+            unseen[seed] = (folder, load_manifest(synth.write_manifest(folder, n=args.unseen, seed=seed,
+                                                                       split="synthetic", looks="unseen")))
         try:
             worse_sets = worse_copies(photo_sets, Path(scratch), args.worse)
             if baseline is None:
                 print("reading with the shipped networks ...", file=sys.stderr, flush=True)
-                shipped = measure(photo_sets, scenes, args.negatives, worse_sets)
+                shipped = measure(photo_sets, scenes, args.negatives, worse_sets, unseen)
             else:
                 shipped = baseline
             if args.save is not None:
@@ -438,7 +459,7 @@ def main(argv: list[str] | None = None) -> int:
             if args.detector is not None:
                 detector.use_model(*args.detector)
             print("reading with the candidate ...", file=sys.stderr, flush=True)
-            candidate = measure(photo_sets, scenes, args.negatives, worse_sets)
+            candidate = measure(photo_sets, scenes, args.negatives, worse_sets, unseen)
             if args.keep is not None:
                 networks = {}
                 if args.classifier is not None:

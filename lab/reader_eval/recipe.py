@@ -54,7 +54,8 @@ def mean_figures(seeds: list[Figures]) -> Figures:
         {seed: mean_summaries([s.synthetic[seed] for s in seeds]) for seed in first.synthetic},
         {seed: sum(s.negatives[seed] for s in seeds) / len(seeds) for seed in first.negatives},
         sum(s.median_ms for s in seeds) / len(seeds),
-        worse={name: mean_summaries([s.worse[name] for s in seeds]) for name in first.worse})
+        worse={name: mean_summaries([s.worse[name] for s in seeds]) for name in first.worse},
+        unseen={seed: mean_summaries([s.unseen[seed] for s in seeds]) for seed in first.unseen})
 
 
 def photos_asked(figures: Figures) -> float:
@@ -77,7 +78,7 @@ def chosen_seed(seeds: dict[str, Figures]) -> str:
 
 
 def table(shipped: Figures, seeds: dict[str, Figures]) -> str:
-    """Per die and photos asked about on each held-out set and synthetic seed, the sure side and
+    """Per die and photos asked about on each held-out set and synthetic seed (game and unseen looks), the sure side and
     the no-dice pictures: the shipped pair, every seed, their mean and their spread."""
     names = list(seeds)
     mean = mean_figures(list(seeds.values()))
@@ -104,6 +105,9 @@ def table(shipped: Figures, seeds: dict[str, Figures]) -> str:
     for seed in shipped.synthetic:
         lines.append(row(f"synthetic seed {seed}", [shipped.synthetic[seed]]
                          + [seeds[n].synthetic[seed] for n in names] + [mean.synthetic[seed]]))
+    for seed in shipped.unseen:
+        lines.append(row(f"unseen looks seed {seed}", [shipped.unseen[seed]]
+                         + [seeds[n].unseen[seed] for n in names] + [mean.unseen[seed]]))
 
     def totals(label: str, of: Callable[[Figures], float]) -> str:
         values = [of(shipped)] + [of(seeds[n]) for n in names] + [of(mean)]
@@ -115,6 +119,8 @@ def table(shipped: Figures, seeds: dict[str, Figures]) -> str:
     lines.append(totals("held-out sure and wrong", lambda f: sum(r["sure_wrong"] for r in f.held_out.values())))
     lines.append(totals("worse copies sure and wrong", lambda f: sum(r["sure_wrong"] for r in f.worse.values())))
     lines.append(totals("synthetic sure and wrong", lambda f: sum(r["sure_wrong"] for r in f.synthetic.values())))
+    if shipped.unseen:
+        lines.append(totals("unseen looks sure, wrong", lambda f: sum(r["sure_wrong"] for r in f.unseen.values())))
     lines.append(totals("no-dice sure dice", lambda f: sum(f.negatives.values())))
     return "\n".join(lines)
 

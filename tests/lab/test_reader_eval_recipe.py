@@ -53,6 +53,24 @@ def test_the_seed_that_ships_reads_the_most_dice_right_then_asks_least() -> None
     assert recipe.chosen_seed({"seed0": figures(73, asked_a=33), "seed1": figures(73, asked_a=31)}) == "seed1"
 
 
+def test_the_scenes_of_unseen_looks_are_averaged_and_judged_like_the_game_scenes(capsys) -> None:
+    def with_unseen(right: int, sure_wrong: int = 0) -> decide.Figures:
+        f = figures(70)
+        f.unseen = {11: summary(right, sure_wrong=sure_wrong)}
+        return f
+
+    shipped = with_unseen(90)
+    assert recipe.mean_figures([with_unseen(88), with_unseen(92)]).unseen[11]["right"] == 90
+    assert recipe.recipe_verdict(shipped, {"seed0": with_unseen(88), "seed1": with_unseen(92)}) == []
+    assert recipe.recipe_verdict(shipped, {"seed0": with_unseen(87), "seed1": with_unseen(89)}) == [
+        "mean of the seeds: dice scored without asking dropped (points): unseen looks 11 2.00"]
+    assert recipe.recipe_verdict(shipped, {"seed0": with_unseen(92, 1), "seed1": with_unseen(92)}) == [
+        "seed0: sure but wrong on the unseen looks pictures rose from 0 to 1"]
+    lines = recipe.table(shipped, {"seed0": with_unseen(88), "seed1": with_unseen(92)}).splitlines()
+    assert any(line.startswith("unseen looks seed 11") for line in lines)
+    assert any(line.startswith("unseen looks sure, wrong") for line in lines)
+
+
 def save(path: Path, figures_: decide.Figures, pictures: dict = PICTURES) -> Path:
     path.write_text(decide.saved_figures_json(pictures, figures_), encoding="utf-8")
     return path

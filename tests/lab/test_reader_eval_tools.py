@@ -107,6 +107,49 @@ def test_sure_mistakes_on_the_worse_copies_are_judged_like_those_on_the_photos()
     assert decide.Figures.from_json(json.loads(json.dumps(unsafe.to_json()))).worse == unsafe.worse
 
 
+def test_scenes_of_unseen_looks_are_judged_like_the_game_scenes() -> None:
+    shipped = figures({"a": summary(0.90, 2)})
+    shipped.unseen = {11: summary(0.95, 1)}
+    safe = figures({"a": summary(0.90, 2)})
+    safe.unseen = {11: summary(0.951, 0)}
+    assert decide.verdict(shipped, safe) == []
+    unsafe = figures({"a": summary(0.90, 2)})
+    unsafe.unseen = {11: summary(0.95, 2)}
+    assert decide.verdict(shipped, unsafe) == ["sure but wrong on the unseen looks pictures rose from 1 to 2"]
+    unsafe.unseen = {11: summary(0.94, 1)}
+    assert decide.verdict(shipped, unsafe) == ["dice scored without asking dropped (points): unseen looks 11 1.00"]
+    assert "unseen looks seed 11" in decide.table(shipped, unsafe)
+    assert decide.Figures.from_json(json.loads(json.dumps(unsafe.to_json()))).unseen == unsafe.unseen
+    # figures saved before the judge had them read as none
+    old = unsafe.to_json()
+    del old["unseen"]
+    assert decide.Figures.from_json(old).unseen == {}
+
+
+def test_decide_reads_the_scenes_again_with_dice_of_unseen_looks(tmp_path: Path) -> None:
+    from lab import synth
+
+    synth.write_manifest(tmp_path / "photos" / "scenes", n=10, seed=4243, split="train")  # 1 held out
+    saved = tmp_path / "saved.json"
+    assert decide.main(["--photos", str(tmp_path / "photos"), "--negatives", "1", "--synthetic", "2",
+                        "--unseen", "2", "--worse", "0", "--save", str(saved)]) == 0
+    data = json.loads(saved.read_text())
+    assert data["pictures"]["unseen"] == 2
+    unseen = data["figures"]["unseen"]
+    assert sorted(unseen) == [str(s) for s in decide.DECISION_SYNTHETIC_SEEDS]
+    assert all(u["photos"] == 2 for u in unseen.values())
+    assert sum(key.startswith("unseen looks ") for key in data["figures"]["photos"]) == 4
+    # an unseen scene is the game scene of its seed and number with other dice: as many dice counted
+    photos = data["figures"]["photos"]
+    compared = 0
+    for key, outcomes in photos.items():
+        if key.startswith("unseen looks 11/"):
+            game = photos[key.replace("unseen looks", "synthetic")]
+            compared += 1
+            assert sum(outcomes[decide.COUNTED_DICE]) == sum(game[decide.COUNTED_DICE])
+    assert compared == 2
+
+
 def test_a_worse_copy_is_smaller_softer_and_the_same_every_time_with_its_labels_scaled(tmp_path: Path) -> None:
     import cv2
 
@@ -192,7 +235,7 @@ def test_a_change_of_the_readers_code_is_judged_against_saved_figures(tmp_path: 
 
     synth.write_manifest(tmp_path / "photos" / "scenes", n=30, seed=4242, split="train")  # 3 held out
     before = tmp_path / "before.json"
-    pictures = ["--photos", str(tmp_path / "photos"), "--negatives", "1", "--synthetic", "0"]
+    pictures = ["--photos", str(tmp_path / "photos"), "--negatives", "1", "--synthetic", "0", "--unseen", "0"]
     assert decide.main(pictures + ["--save", str(before)]) == 0
     saved_figures = json.loads(before.read_text())["figures"]
     assert saved_figures["held_out"]["scenes"]["photos"] == 3
@@ -240,7 +283,7 @@ def test_a_change_of_the_readers_code_is_judged_against_saved_figures(tmp_path: 
 
     # figures of other pictures are no baseline, nor figures read under other label fixes
     assert decide.main(["--photos", str(tmp_path / "photos"), "--negatives", "2", "--synthetic", "0",
-                        "--against", str(before)]) == 2
+                        "--unseen", "0", "--against", str(before)]) == 2
     assert "measured on other pictures" in capsys.readouterr().err
     manifest = tmp_path / "photos" / "scenes" / "manifest.jsonl"
     rows = [json.loads(line) for line in manifest.read_text().splitlines()]
