@@ -127,7 +127,8 @@ def random_synthetic_spec(rng: np.random.Generator, kind: str = "wide"):
     """A SceneSpec: "wide" = drawn from a wide range of options (see the module doc);
     "marbled" = the same with marbled dice only (the hardest to read); "smoky" = the same with
     dark see-through dice only (the pips of the hidden faces show); "camouflaged" = the same
-    with marbled dice whose pips vanish on one swirl colour; "game" = the game scenes
+    with marbled dice whose pips vanish on one swirl colour; "colours" = the same with dice of
+    colours off the palette (`looks.any_colour_look`: never the unseen-looks judge's); "game" = the game scenes
     of `random_scene`'s defaults (5 dice, 640x480, 40-90 px); "steep" = close, low views
     (`lab.synth.steep`); "boards" = dice on board games' boards (`lab.synth.boards`)."""
     from lab.synth import random_scene
@@ -142,7 +143,8 @@ def random_synthetic_spec(rng: np.random.Generator, kind: str = "wide"):
         from lab.synth.boards import boards_spec
 
         return boards_spec(rng)
-    styles = (kind,) if kind in ("marbled", "smoky", "camouflaged") else ("opaque", "translucent", "marbled")
+    styles = {"marbled": ("marbled",), "smoky": ("smoky",), "camouflaged": ("camouflaged",),
+              "colours": ("any colour",)}.get(kind, ("opaque", "translucent", "marbled"))
 
     width, height = [(640, 480), (640, 640), (800, 600)][int(rng.integers(3))]
     for _ in range(20):

@@ -693,6 +693,9 @@ def option_parser() -> argparse.ArgumentParser:
     parser.add_argument("--synthetic", type=int, default=3000, help="scenes drawn from wide options")
     parser.add_argument("--marbled", type=int, default=2000, help="more scenes, marbled dice only")
     parser.add_argument("--smoky", type=int, default=600, help="more scenes, dark see-through dice only")
+    parser.add_argument("--colours", type=int, default=0,
+                        help="more scenes, dice of colours off the palette (opaque, see-through and marbled, pips of "
+                             "any colour that reads), never those of the unseen-looks judge")
     parser.add_argument("--game", type=int, default=1500, help="more scenes like the game scenes of random_scene")
     parser.add_argument("--steep", type=int, default=0, help="more scenes, big dice seen close and low")
     parser.add_argument("--negatives", type=int, default=900, help="pictures with no die")
@@ -810,6 +813,8 @@ def main(argv: list[str] | None = None) -> int:
         synth += data.synthetic_scenes(args.marbled, args.seed + 1, args.work, log, kind="marbled", workers=workers)
     if args.smoky:
         synth += data.synthetic_scenes(args.smoky, args.seed + 3, args.work, log, kind="smoky", workers=workers)
+    if args.colours:
+        synth += data.synthetic_scenes(args.colours, args.seed + 18, args.work, log, kind="colours", workers=workers)
     if args.game:
         synth += data.synthetic_scenes(args.game, args.seed + 2, args.work, log, kind="game", workers=workers)
     if args.steep:
@@ -833,7 +838,8 @@ def main(argv: list[str] | None = None) -> int:
 
     # a run without steep scenes keeps the key (and so the cached windows) it had before there were any
     key = f"{sorted(s.name for s in photos)}|{args.seed}|{args.synthetic}|{args.marbled}|{args.smoky}|{args.game}|" \
-          f"{GEOMETRY}|v6" + (f"|steep {args.steep}" if args.steep else "") + windows_turned()
+          f"{GEOMETRY}|v6" + (f"|steep {args.steep}" if args.steep else "") + windows_turned() \
+        + (f"|colours {args.colours}" if args.colours else "")
     # Windows are cached under what they depend on: the photos' also on the detector and the
     # label fixes (`photo_windows_key`), the mined synthetic ones on the detector (they are
     # where it looks), the no-dice pictures' also on their count and kinds.
@@ -888,7 +894,8 @@ def main(argv: list[str] | None = None) -> int:
     net_seed = args.seed if args.net_seed is None else args.net_seed
     batch_workers = args.workers if args.workers > 1 else 0
     notes = {"seed": args.seed, "net_seed": net_seed, "photo_sets": set_names, "synthetic": args.synthetic,
-             "marbled": args.marbled, "smoky": args.smoky, "game": args.game, "steep": args.steep, "negatives": args.negatives,
+             "marbled": args.marbled, "smoky": args.smoky, "game": args.game, "steep": args.steep,
+             **({"colours": args.colours} if args.colours else {}), "negatives": args.negatives,
              "mine": args.mine, "detector": photo_sets.detector_record(args.detector),
              **({"turned_from_above_deg": TURNED_BELOW_DEG} if TURNED_BELOW_DEG > 0 else {}),
              **({"photos_from_above": list(PHOTOS_FROM_ABOVE)} if PHOTOS_FROM_ABOVE else {}),

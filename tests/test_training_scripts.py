@@ -288,6 +288,17 @@ def test_a_classifier_run_with_another_network_or_schedule_does_not_resume_anoth
     assert plain not in others and len(others) == 8
 
 
+def test_the_classifiers_scenes_of_any_colour_hold_dice_off_the_palette_and_never_the_judges() -> None:
+    data = scripts_module("classifier_data")
+    from lab.synth.looks import UNSEEN_COLOURS, UNSEEN_MARGIN, colour_distance
+
+    dice = [die for i in range(6) for die in data.synthetic_spec(5, i, "colours").dice]
+    assert {die.style for die in dice} <= {"opaque", "translucent", "marbled"} and len(dice) >= 6
+    for die in dice:
+        assert min(colour_distance(die.body_bgr, die.pip_bgr, *pair) for pair in UNSEEN_COLOURS) >= UNSEEN_MARGIN
+    assert data.synthetic_spec(5, 0, "colours") == data.synthetic_spec(5, 0, "colours")
+
+
 def test_the_classifier_data_do_not_depend_on_how_many_processes_make_them(tmp_path: Path) -> None:
     data = scripts_module("classifier_data")
     from vision.reader.windows import DEFAULT
@@ -462,8 +473,9 @@ def test_a_classifier_trained_to_the_end_records_where_it_trained_and_what_it_wa
         "--photos", str(tiny_photo_set(tmp_path / "photos", 12)), "--work", str(tmp_path / "work"), "--out", str(out),
         "--synthetic", "2", "--marbled", "0", "--smoky", "0", "--game", "0", "--negatives", "2", "--epochs", "1",
         "--per-epoch", "256", "--hard", "6", "--hard-epochs", "2", "--hard-photo-share", "0.05",
-        "--hard-camouflaged", "2", "--hard-boards", "3"]) == 0
+        "--hard-camouflaged", "2", "--hard-boards", "3", "--colours", "1"]) == 0
     trained = json.loads(out.with_suffix(".json").read_text())["trained"]
+    assert trained["colours"] == 1
     assert [(leg["device"], leg["torch"], leg["done"]) for leg in trained["legs"]] == [("cpu", torch.__version__, [0, 1])]
     hard = trained["hard"]
     # the barely trained network keeps some detections in the six no-dice pictures as dice

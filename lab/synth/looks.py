@@ -29,10 +29,11 @@ _TRANSLUCENT_BODIES = ((50, 40, 210), (70, 190, 60), (200, 110, 40), (40, 200, 2
 # smoky dice: dark see-through bodies whose pips, often red, show through from the faces below
 _SMOKY_BODIES = ((45, 42, 40), (75, 40, 30), (40, 35, 70), (70, 70, 70), (80, 40, 75), (60, 70, 40))
 _SMOKY_PIPS = ((45, 40, 205), (235, 235, 235), (40, 210, 235), (70, 190, 70))
-# how often each look is drawn; "smoky" is a translucent die too, and "camouflaged" a marbled
-# one whose pips vanish on one of its swirl colours, so neither is one of DIE_STYLES and random
-# scenes only draw them when asked to
-LOOK_WEIGHTS = {"opaque": 6, "translucent": 2, "marbled": 2, "smoky": 1, "camouflaged": 1}
+# how often each look is drawn; "smoky" is a translucent die too, "camouflaged" a marbled one
+# whose pips vanish on one of its swirl colours, and "any colour" an opaque, see-through or marbled
+# die of colours off the palette, so none is one of DIE_STYLES and random scenes only draw them
+# when asked to
+LOOK_WEIGHTS = {"opaque": 6, "translucent": 2, "marbled": 2, "smoky": 1, "camouflaged": 1, "any colour": 2}
 LOOK_STYLES = tuple(LOOK_WEIGHTS)
 _FLOORS = {
     "felt": ((50, 110, 30), (40, 40, 150), (120, 60, 25), (35, 35, 35), (110, 110, 110)),
@@ -41,6 +42,27 @@ _FLOORS = {
     "leather": ((30, 60, 105), (25, 25, 30), (40, 40, 110), (50, 95, 150)),
     "card": ((195, 195, 190), (170, 185, 195), (150, 150, 150)),
 }
+
+
+# (body, pips) colour pairs no die drawn here may have: the judge of dice the networks never saw
+# (`unseen_looks`) gives its dice these, so a network that learnt them would be judged on its lessons.
+# Each lies 14 Lab units or more (body and pips together) from every die of 20000 drawn here
+# (a camouflaged die's pips are its second swirl's palette colour, so a palette body as pips on
+# another palette body is no unseen pair)
+UNSEEN_COLOURS: tuple[tuple[tuple[float, float, float], tuple[float, float, float]], ...] = (
+    ((185.0, 140.0, 245.0), (40.0, 40.0, 40.0)),  # pink, black pips
+    ((185.0, 140.0, 245.0), (245.0, 245.0, 245.0)),  # pink, white pips
+    ((150.0, 150.0, 150.0), (40.0, 40.0, 190.0)),  # grey, red pips
+    ((200.0, 195.0, 190.0), (95.0, 40.0, 25.0)),  # silver, navy pips
+    ((238.0, 240.0, 242.0), (150.0, 80.0, 230.0)),  # white, pink pips
+    ((238.0, 240.0, 242.0), (40.0, 70.0, 120.0)),  # white, brown pips
+    ((205.0, 230.0, 240.0), (50.0, 30.0, 120.0)),  # cream, maroon pips
+    ((230.0, 185.0, 205.0), (120.0, 40.0, 90.0)),  # lavender, purple pips
+    ((60.0, 100.0, 150.0), (20.0, 20.0, 20.0)),  # wood brown, black pips
+)
+# how far (Lab units, body and pips together) an "any colour" die keeps from each of them: the
+# judge's dice are jittered by 10 (body) and 6 (pips) units of BGR, a few Lab units
+UNSEEN_MARGIN = 20.0
 
 
 def choice(rng: np.random.Generator, items: tuple, weights: Iterable[float] | None = None) -> Any:
@@ -83,6 +105,8 @@ def random_die_look(rng: np.random.Generator, styles: tuple[str, ...] = DIE_STYL
         look["body_bgr"] = _jitter(rng, a[0])
         look["body2_bgr"] = _jitter(rng, b[0])
         look["pip_bgr"] = readable_pips(look["body_bgr"], look["body2_bgr"])
+    elif style == "any colour":
+        look.update(any_colour_look(rng))
     elif style == "camouflaged":
         look["style"] = "marbled"
         look["body_bgr"], look["body2_bgr"] = camouflage_colours(rng)
@@ -93,6 +117,33 @@ def random_die_look(rng: np.random.Generator, styles: tuple[str, ...] = DIE_STYL
         look["body_bgr"] = _jitter(rng, body, 12)
         look["pip_bgr"] = _jitter(rng, choice(rng, pips), 8)
     return look
+
+
+def any_colour_look(rng: np.random.Generator) -> dict[str, Any]:
+    """Style and colours of a die off the palette: opaque, see-through or marbled as often as
+    random scenes draw them, its body (and a marbled die's second swirl) anywhere in the colour
+    cube, its pips of any colour that is READABLE_PIPS_L lighter or darker than the body (and
+    both swirls), and no body and pips within UNSEEN_MARGIN of a pair the judge keeps for itself."""
+    style = choice(rng, DIE_STYLES, [LOOK_WEIGHTS[s] for s in DIE_STYLES])
+    look: dict[str, Any] = {"style": style}
+    if style == "translucent":
+        look["opacity"] = float(rng.uniform(0.5, 0.8))
+    while True:
+        bodies = [tuple(float(c) for c in rng.uniform(0, 255, 3)) for _ in range(2 if style == "marbled" else 1)]
+        pips = tuple(float(c) for c in rng.uniform(0, 255, 3))
+        if pip_lightness_contrast(pips, tuple(bodies)) >= READABLE_PIPS_L and \
+                all(colour_distance(body, pips, *unseen) >= UNSEEN_MARGIN for body in bodies for unseen in UNSEEN_COLOURS):
+            break
+    look["body_bgr"], look["pip_bgr"] = bodies[0], pips
+    if style == "marbled":
+        look["body2_bgr"] = bodies[1]
+    return look
+
+
+def colour_distance(body: tuple, pips: tuple, other_body: tuple, other_pips: tuple) -> float:
+    """How far apart two dice's colours are: the Lab distance of their bodies and pips together."""
+    lab = cv2.cvtColor(np.array([[body, pips, other_body, other_pips]], np.float32) / 255.0, cv2.COLOR_BGR2Lab)[0]
+    return float(np.linalg.norm(np.concatenate([lab[0], lab[1]]) - np.concatenate([lab[2], lab[3]])))
 
 
 # Pip colours of marbled dice. Their makers pick one that reads on both swirl colours: black

@@ -3,7 +3,7 @@
 Every die the training scripts render is drawn by `looks.random_die_look`: a body and pip colour
 from its palette, and moulding from its ranges (pip size and spread, corner rounding, the one's
 pip). A bar's own dice need not be among them. `unseen_die_look` draws a die outside them on
-purpose: a body and pip colour pair the palette never pairs (UNSEEN_COLOURS) and at least one
+purpose: a body and pip colour pair no training die has (`looks.UNSEEN_COLOURS`) and at least one
 moulding outside the training's ranges (UNSEEN_MOULDINGS); opaque, see-through and marbled as
 often as game scenes draw them, the rest drawn as the training draws it. `with_unseen_looks` gives a scene's dice such looks and changes nothing else (camera,
 light, floor, where the dice lie and which face is up), so a set of these scenes differs from the
@@ -20,22 +20,9 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .looks import LOOK_WEIGHTS, MARBLED_PIPS, READABLE_PIPS_L, choice, pip_lightness_contrast, random_die_look
+from .looks import (LOOK_WEIGHTS, MARBLED_PIPS, READABLE_PIPS_L, UNSEEN_COLOURS, choice, pip_lightness_contrast,
+                    random_die_look)
 from .spec import BGR, DIE_STYLES, SceneSpec
-
-# (body, pips): colours no die of `random_die_look` has together, a tenth of the lightness range or
-# more from every pair it draws (a test holds them to that)
-UNSEEN_COLOURS: tuple[tuple[BGR, BGR], ...] = (
-    ((185.0, 140.0, 245.0), (40.0, 40.0, 40.0)),  # pink, black pips
-    ((185.0, 140.0, 245.0), (245.0, 245.0, 245.0)),  # pink, white pips
-    ((150.0, 150.0, 150.0), (40.0, 40.0, 190.0)),  # grey, red pips
-    ((95.0, 40.0, 25.0), (60.0, 190.0, 230.0)),  # navy, gold pips
-    ((238.0, 240.0, 242.0), (190.0, 90.0, 30.0)),  # white, blue pips
-    ((80.0, 225.0, 160.0), (30.0, 30.0, 30.0)),  # lime, black pips
-    ((205.0, 230.0, 240.0), (60.0, 130.0, 40.0)),  # cream, green pips
-    ((230.0, 185.0, 205.0), (120.0, 40.0, 90.0)),  # lavender, purple pips
-    ((60.0, 100.0, 150.0), (20.0, 20.0, 20.0)),  # wood brown, black pips
-)
 
 # Each a way a die is moulded that `random_die_look` never draws: DieSpec fields and the ranges
 # they are drawn from (pips far apart enough that a six's pips never touch)
