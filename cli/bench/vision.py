@@ -44,11 +44,11 @@ import cv2
 import numpy as np
 
 from lab import synth
-from lab.synth.manifest import LOOKS
 from lab.reader_eval.detector_eval import match_detections
 from lab.reader_eval.evaluate import format_summary, load_split, match_centres, percentile, summarise
 from lab.reader_eval.read_sets import read_negatives, read_photos
 from lab.reader_eval.scenes import scene_copies
+from lab.synth.manifest import LOOKS
 from vision.reader.classifier import use_model
 from vision.reader.detector import THRESHOLD, detector
 from vision.reader.reader import load_models, read_dice
