@@ -7,7 +7,7 @@
 Run it after `scripts/train_detector.py`: the windows it mines are where the shipped detector
 looks (or the detector files given by `--detector`, to train for a candidate detector before it
 is shipped; it also finds tomitomi's faces). Options: [--detector FILE...] [--synthetic 3000]
-[--marbled 2000] [--smoky 600] [--game 1500] [--steep 0] [--negatives 900] [--mine 1] [--widths 24,48,96]
+[--marbled 2000] [--smoky 600] [--colours 0] [--game 1500] [--steep 0] [--negatives 900] [--mine 1] [--widths 24,48,96]
 [--hidden 128] [--convs 1] [--window 48] [--die 36] [--epochs 20] [--per-epoch 100000]
 [--hard 0] [--hard-photo-share 0] [--hard-photo-count] [--hard-camouflaged 0] [--hard-boards 0] [--hard-epochs 3]
 [--hard-share 0.05]
@@ -22,7 +22,9 @@ Data (see `scripts/classifier_data.py`); nothing of a manifest's `test` split is
     measure and to fit the softmax temperature;
   * synthetic scenes rendered by `lab.synth`: `--synthetic` drawn from wide options,
     `--marbled` the same with marbled dice only, `--smoky` with dark see-through dice only,
-    `--game` like the game scenes of `random_scene`, `--steep` close, low views of big dice
+    `--colours` with dice of any colour off the palette (opaque, see-through and marbled, pips
+    of any colour that reads; never the colours `lab.synth.unseen_looks` keeps to judge dice no
+    network has seen), `--game` like the game scenes of `random_scene`, `--steep` close, low views of big dice
     (the camera 45 to 65 degrees off vertical: side faces as big as the top, whose value alone
     counts); plus held-out wide and game scenes;
   * `--negatives` pictures with no die (`lab.synth.clutter`: text, headlines, grids,
