@@ -85,13 +85,15 @@ MAX_ASKED_RISE = 0.02  # share of photos asked about, on any held-out set, its w
 MAX_PHOTOS_ASKED = 1  # and photos, on that set or seed
 GATES = (
     f"no held-out set, worse copies of one or synthetic seed (game or unseen looks) loses more than "
-    f"{100 * MAX_SCORED_DROP:.1f} points and more than {MAX_DICE_LOST} die of its dice scored without asking (read right and sure)",
+    f"{100 * MAX_SCORED_DROP:.1f} points and more than {MAX_DICE_LOST} die of its dice scored without asking "
+    "(read right and sure)",
     "the held-out sets together read no fewer dice right, asked dice's guesses counted",
     "sure but wrong dice do not rise in total, on the held-out photos, their worse copies, the synthetic "
     "scenes nor those of unseen looks",
     "sure dice on the no-dice pictures do not rise in total",
     f"no held-out set, worse copies of one or synthetic seed (game or unseen looks) has more than "
-    f"{100 * MAX_ASKED_RISE:.1f} points and more than {MAX_PHOTOS_ASKED} photo more asked about, of its photos holding a die the labels count",
+    f"{100 * MAX_ASKED_RISE:.1f} points and more than {MAX_PHOTOS_ASKED} photo more asked about, of its photos "
+    "holding a die the labels count",
 )
 
 
@@ -248,6 +250,17 @@ def worse_copies(photo_sets: dict[str, tuple[Path, list]], scratch: Path, copies
         folder = scratch / f"worse-{name}"
         sets[name] = (folder, write_worse_copies(root, photos, folder, copies))
     return sets
+
+
+def synthetic_scenes(scratch: Path, count: int, looks: str) -> dict[int, tuple[Path, list]]:
+    """`count` game scenes of each of DECISION_SYNTHETIC_SEEDS, their dice of `looks`
+    (`synth.manifest.LOOKS`), written under `scratch`: none when `count` is 0."""
+    scenes = {}
+    for seed in DECISION_SYNTHETIC_SEEDS if count else ():
+        folder = scratch / (f"seed-{seed}" if looks == "game" else f"{looks}-{seed}")  # the names sure mistakes carry
+        scenes[seed] = (folder, load_manifest(synth.write_manifest(folder, n=count, seed=seed, split="synthetic",
+                                                                   looks=looks)))
+    return scenes
 
 
 def judged_sets(figures: Figures) -> tuple[tuple[str, dict], ...]:
@@ -433,16 +446,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"decide: cannot load the candidate: {error}", file=sys.stderr)
         return 2
     with tempfile.TemporaryDirectory(prefix="cubilete-decide-") as scratch:
-        scenes = {}
-        for seed in DECISION_SYNTHETIC_SEEDS if args.synthetic else ():
-            folder = Path(scratch) / f"seed-{seed}"
-            scenes[seed] = (folder, load_manifest(synth.write_manifest(folder, n=args.synthetic, seed=seed,
-                                                                       split="synthetic")))
-        unseen = {}
-        for seed in DECISION_SYNTHETIC_SEEDS if args.unseen else ():
-            folder = Path(scratch) / f"unseen-{seed}"
-            unseen[seed] = (folder, load_manifest(synth.write_manifest(folder, n=args.unseen, seed=seed,
-                                                                       split="synthetic", looks="unseen")))
+        scenes = synthetic_scenes(Path(scratch), args.synthetic, "game")
+        unseen = synthetic_scenes(Path(scratch), args.unseen, "unseen")
         try:
             worse_sets = worse_copies(photo_sets, Path(scratch), args.worse)
             if baseline is None:

@@ -72,7 +72,7 @@ def choice(rng: np.random.Generator, items: tuple, weights: Iterable[float] | No
     return items[int(rng.choice(len(items), p=w / w.sum()))]
 
 
-def _jitter(rng: np.random.Generator, bgr: tuple, amount: float = 18) -> tuple[float, float, float]:
+def jittered(rng: np.random.Generator, bgr: tuple, amount: float = 18) -> tuple[float, float, float]:
     return tuple(float(np.clip(c + rng.normal(0, amount), 0, 255)) for c in bgr)
 
 
@@ -91,31 +91,31 @@ def random_die_look(rng: np.random.Generator, styles: tuple[str, ...] = DIE_STYL
         "texture_seed": int(rng.integers(2**31)),
     }
     if style == "translucent":
-        look["body_bgr"] = _jitter(rng, choice(rng, _TRANSLUCENT_BODIES))
-        look["pip_bgr"] = _jitter(rng, (240, 240, 240), 8)
+        look["body_bgr"] = jittered(rng, choice(rng, _TRANSLUCENT_BODIES))
+        look["pip_bgr"] = jittered(rng, (240, 240, 240), 8)
         look["opacity"] = float(rng.uniform(0.5, 0.8))
     elif style == "smoky":
         look["style"] = "translucent"
-        look["body_bgr"] = _jitter(rng, choice(rng, _SMOKY_BODIES), 10)
-        look["pip_bgr"] = _jitter(rng, choice(rng, _SMOKY_PIPS), 12)
+        look["body_bgr"] = jittered(rng, choice(rng, _SMOKY_BODIES), 10)
+        look["pip_bgr"] = jittered(rng, choice(rng, _SMOKY_PIPS), 12)
         look["opacity"] = float(rng.uniform(0.4, 0.75))
     elif style == "marbled":
         a = choice(rng, _OPAQUE_LOOKS, [w for *_, w in _OPAQUE_LOOKS])
         b = choice(rng, _OPAQUE_LOOKS, [w for *_, w in _OPAQUE_LOOKS])
-        look["body_bgr"] = _jitter(rng, a[0])
-        look["body2_bgr"] = _jitter(rng, b[0])
+        look["body_bgr"] = jittered(rng, a[0])
+        look["body2_bgr"] = jittered(rng, b[0])
         look["pip_bgr"] = readable_pips(look["body_bgr"], look["body2_bgr"])
     elif style == "any colour":
         look.update(any_colour_look(rng))
     elif style == "camouflaged":
         look["style"] = "marbled"
         look["body_bgr"], look["body2_bgr"] = camouflage_colours(rng)
-        look["pip_bgr"] = _jitter(rng, look["body2_bgr"], 8)
+        look["pip_bgr"] = jittered(rng, look["body2_bgr"], 8)
         look["pip_depth"] = float(rng.uniform(0.0, 0.4))  # shallow: no shading to give the hidden pips away
     else:
         body, pips, _ = choice(rng, _OPAQUE_LOOKS, [w for *_, w in _OPAQUE_LOOKS])
-        look["body_bgr"] = _jitter(rng, body, 12)
-        look["pip_bgr"] = _jitter(rng, choice(rng, pips), 8)
+        look["body_bgr"] = jittered(rng, body, 12)
+        look["pip_bgr"] = jittered(rng, choice(rng, pips), 8)
     return look
 
 
@@ -177,15 +177,15 @@ def camouflage_colours(rng: np.random.Generator) -> tuple[tuple, tuple]:
     close to one swirl): colours of opaque dice that differ by READABLE_PIPS_L in lightness."""
     weights = [w for *_, w in _OPAQUE_LOOKS]
     while True:
-        a = _jitter(rng, choice(rng, _OPAQUE_LOOKS, weights)[0])
-        b = _jitter(rng, choice(rng, _OPAQUE_LOOKS, weights)[0])
+        a = jittered(rng, choice(rng, _OPAQUE_LOOKS, weights)[0])
+        b = jittered(rng, choice(rng, _OPAQUE_LOOKS, weights)[0])
         if pip_lightness_contrast(a, (b,)) >= READABLE_PIPS_L:
             return a, b
 
 
 def random_background(rng: np.random.Generator, kinds: tuple[str, ...] = BACKGROUND_KINDS) -> BackgroundSpec:
     kind = choice(rng, tuple(kinds))
-    bgr = _jitter(rng, choice(rng, _FLOORS[kind]), 10)
+    bgr = jittered(rng, choice(rng, _FLOORS[kind]), 10)
     gloss = {"plastic": rng.uniform(0.2, 0.8), "wood": rng.uniform(0, 0.4), "leather": rng.uniform(0, 0.3)}.get(kind, 0.0)
     return BackgroundSpec(kind=kind, bgr=bgr, texture=float(rng.uniform(0.5, 1.3)), gloss=float(gloss),
                           seed=int(rng.integers(2**31)))
@@ -221,7 +221,7 @@ def random_tray(rng: np.random.Generator, camera: Camera, width: int, height: in
     plane = h[:, :2] / h[:, 2:3]
     inner = (float(np.sort(plane[:, 0])[1]), float(np.sort(plane[:, 1])[1]),
              float(np.sort(plane[:, 0])[2]), float(np.sort(plane[:, 1])[2]))
-    wall = _jitter(rng, choice(rng, ((40, 40, 45), (60, 90, 130), (30, 50, 90), (200, 200, 200), (35, 30, 80))), 10)
+    wall = jittered(rng, choice(rng, ((40, 40, 45), (60, 90, 130), (30, 50, 90), (200, 200, 200), (35, 30, 80))), 10)
     counter = random_background(rng, ("wood", "plastic", "card"))
     return TraySpec(inner=inner, wall_height=float(rng.uniform(10, 35)), wall_thickness=float(rng.uniform(6, 20)),
                     wall_bgr=wall, counter=counter)
@@ -234,7 +234,7 @@ def random_occluder(rng: np.random.Generator, width: int, height: int) -> Occlud
     if kind == "cup":
         return Occluder(kind="cup", center=(float(rng.uniform(0.2, 0.8) * width), float(rng.uniform(0.2, 0.8) * height)),
                         size=float(rng.uniform(0.3, 0.45) * min(width, height)),
-                        bgr=_jitter(rng, choice(rng, ((30, 45, 80), (20, 20, 25), (40, 70, 120), (25, 30, 60)))),
+                        bgr=jittered(rng, choice(rng, ((30, 45, 80), (20, 20, 25), (40, 70, 120), (25, 30, 60)))),
                         height=30.0, texture_seed=int(rng.integers(2**31)))
     edge_angle = float(rng.uniform(0, 360))
     a = math.radians(edge_angle)
@@ -242,5 +242,5 @@ def random_occluder(rng: np.random.Generator, width: int, height: int) -> Occlud
     cx = width / 2 - math.cos(a) * width * rng.uniform(0.1, 0.45)
     cy = height / 2 - math.sin(a) * height * rng.uniform(0.1, 0.45)
     return Occluder(kind=kind, center=(float(cx), float(cy)), size=float(rng.uniform(0.35, 0.6) * min(width, height)),
-                    angle=edge_angle, bgr=_jitter(rng, skin, 10), height=float(rng.uniform(40, 150)),
+                    angle=edge_angle, bgr=jittered(rng, skin, 10), height=float(rng.uniform(40, 150)),
                     texture_seed=int(rng.integers(2**31)))

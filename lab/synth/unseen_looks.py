@@ -20,8 +20,8 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .looks import (LOOK_WEIGHTS, MARBLED_PIPS, READABLE_PIPS_L, UNSEEN_COLOURS, choice, pip_lightness_contrast,
-                    random_die_look)
+from .looks import (LOOK_WEIGHTS, MARBLED_PIPS, READABLE_PIPS_L, UNSEEN_COLOURS, choice, jittered,
+                    pip_lightness_contrast, random_die_look)
 from .spec import BGR, DIE_STYLES, SceneSpec
 
 # Each a way a die is moulded that `random_die_look` never draws: DieSpec fields and the ranges
@@ -63,10 +63,6 @@ def readable_pips(body: BGR, body2: BGR, unseen: tuple[BGR, BGR]) -> BGR:
         if pip_lightness_contrast(pips, (body, body2)) >= READABLE_PIPS_L:
             return pips
     return max((*unseen, *MARBLED_PIPS), key=lambda pips: pip_lightness_contrast(pips, (body, body2)))
-
-
-def jittered(rng: np.random.Generator, bgr: BGR, amount: float) -> BGR:
-    return tuple(float(np.clip(c + rng.normal(0, amount), 0, 255)) for c in bgr)  # type: ignore[return-value]
 
 
 def with_unseen_looks(scene: SceneSpec, rng: np.random.Generator,
