@@ -193,6 +193,14 @@ def load_saved(path: Path) -> tuple[dict, Figures]:
     return pictures, asked_where_dice_count(figures)
 
 
+def libraries() -> str:
+    """The versions that draw and read the pictures: the synthetic scenes, worse copies and no-dice
+    pictures are drawn by OpenCV and numpy, so figures saved under other versions (another install)
+    were read on other pictures: no-dice picture 119 of seed 78 is drawn otherwise by OpenCV 5.0.0
+    and 5.1.0, and the shipped reader reads a sure die in it under 5.1.0 alone."""
+    return f"opencv {cv2.__version__}, numpy {np.__version__}"
+
+
 def saved_figures_json(pictures: dict, figures: Figures, networks: dict[str, str] | None = None) -> str:
     """What `--save` and `--keep` write, and `load_saved` reads; `networks` names the candidate's
     files (for the record: which seed's figures these are)."""
@@ -428,7 +436,7 @@ def main(argv: list[str] | None = None) -> int:
     photo_sets = {m.parent.name: (m.parent, load_split(m, HELD_OUT, args.photos)) for m in manifests}
     pictures = {"photos": str(args.photos.resolve()), "held-out": held_out_digest(photo_sets),
                 "negatives": args.negatives, "synthetic": args.synthetic, "worse": args.worse,
-                "unseen": args.unseen}
+                "unseen": args.unseen, "libraries": libraries()}
     baseline = None
     if args.against is not None:
         try:

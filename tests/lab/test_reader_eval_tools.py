@@ -294,6 +294,11 @@ def test_a_change_of_the_readers_code_is_judged_against_saved_figures(tmp_path: 
     assert decide.main(pictures + ["--against", str(before)]) == 2
     assert "measured on other pictures" in capsys.readouterr().err
     monkeypatch.undo()
+    # ... nor figures saved under another OpenCV, which draws the synthetic and no-dice pictures
+    monkeypatch.setattr(decide.cv2, "__version__", "0.0.1")
+    assert decide.main(pictures + ["--against", str(before)]) == 2
+    assert "measured on other pictures" in capsys.readouterr().err
+    monkeypatch.undo()
     (tmp_path / "broken.json").write_text("{not json")
     assert decide.main(pictures + ["--against", str(tmp_path / "broken.json")]) == 2
     assert "not figures written by --save" in capsys.readouterr().err
