@@ -114,7 +114,7 @@ def test_bench_vision_suite_prints_a_row_per_set_and_the_negatives(tmp_path: Pat
         synth.write_manifest(tmp_path / name, n=2, seed=seed, split="test")
     assert main(["bench", "vision", "--suite", str(tmp_path), "--negatives", "6", "--json"]) == 0
     figures = json.loads(capsys.readouterr().out)
-    assert figures["expect"] == "labelled"
+    assert figures["expect"] == "labelled" and figures["opencv"] == cv2.__version__
     rows = {row["set"]: row for row in figures["sets"]}
     assert set(rows) == {"camera-a", "camera-b", "negatives"}
     assert rows["camera-a"]["photos"] == 2 and rows["camera-a"]["dice"] > 0
@@ -124,6 +124,7 @@ def test_bench_vision_suite_prints_a_row_per_set_and_the_negatives(tmp_path: Pat
     assert main(["bench", "vision", "--suite", str(tmp_path)]) == 0
     table = capsys.readouterr().out
     assert "camera-a" in table and "camera-b" in table and "sure wrong" in table
+    assert f"one thread of OpenCV {cv2.__version__}" in table  # its versions draw the no-dice pictures otherwise
 
 
 def test_bench_vision_reads_the_negatives_again_told_a_count_as_the_device_does(
