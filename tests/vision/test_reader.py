@@ -409,3 +409,30 @@ def test_a_die_a_slightly_larger_look_doubts_is_never_sure(monkeypatch: pytest.M
     assert readings[1].value == 3 and readings[1].alternatives  # asked about, with its value shown
     # a die kept only for the count shows no more confidence than a die is there by every look
     assert reader.die_reading(found[1], probs[1], guessed=True, seen=float(seen[1])).confidence <= 0.4
+
+
+def test_a_barely_detected_face_cut_by_the_pictures_edge_is_asked_about(monkeypatch: pytest.MonkeyPatch) -> None:
+    from vision.reader import reader
+    from vision.reader.detector import Detection
+
+    shape = (480, 640, 3)
+    # the square's corners count: turned 45 degrees, a 40 px face reaches 28 px from its centre
+    assert not reader.runs_off(Detection((20.0, 240.0), 40.0, 0.0, 0.5, 0.0), shape)
+    assert reader.runs_off(Detection((20.0, 240.0), 40.0, 45.0, 0.5, 0.0), shape)
+    assert reader.runs_off(Detection((320.0, 470.0), 40.0, 0.0, 0.5, 0.0), shape)  # the bottom edge
+    assert not reader.runs_off(Detection((320.0, 240.0), 40.0, 30.0, 0.5, 0.0), shape)
+    # a glyph's bowl at the frame's edge scores low; a real die cut so scores higher and stays sure
+    glyph = Detection((10.0, 150.0), 40.0, 0.0, 0.45, 0.0)
+    die = Detection((10.0, 300.0), 40.0, 0.0, reader.KEEP_SCORE + 0.1, 0.0)
+    whole = Detection((320.0, 240.0), 40.0, 0.0, 0.45, 0.0)
+    assert [reader.barely_seen_at_the_edge(d, shape) for d in (glyph, die, whole)] == [True, False, False]
+
+    # through the reader: every detection reads a clear 1
+    monkeypatch.setattr(reader, "detect", lambda image, floor: [glyph, die, whole])
+    monkeypatch.setattr(reader, "classify_dice", lambda image, boxes, tta="auto": np.stack(
+        [probabilities(0.0, 1)] * len(boxes)))
+    reading = reader.read_dice(np.zeros(shape, np.uint8))
+    by_place = {d.center: d for d in reading.dice}
+    assert by_place[glyph.center].value == 1 and not by_place[glyph.center].sure
+    assert by_place[glyph.center].confidence < SURE_CONFIDENCE
+    assert by_place[die.center].sure and by_place[whole.center].sure

@@ -185,7 +185,8 @@ def read_bgr(img: np.ndarray, expected: int | None, outline: np.ndarray | None =
         found, first, kept, guessed = with_pips_joined(img, found, first, kept, guessed, expected)
     kept.sort(key=lambda i: (round(found[i].center[1] / max(found[i].size, 1.0)), found[i].center[0]))
     probabilities, steady, seen = second_looks(img, [found[i] for i in kept], first[kept])
-    dice = [die_reading(found[i], p, i in guessed, unsteady=not s, seen=float(a))
+    dice = [die_reading(found[i], p, i in guessed, unsteady=not s, seen=float(a),
+                        cut_off=barely_seen_at_the_edge(found[i], img.shape))
             for i, p, s, a in zip(kept, probabilities, steady, seen)]
     return Reading(tuple(dice), tuple(problems_of(dice, expected)))
 
@@ -327,6 +328,21 @@ def with_pips_joined(img: np.ndarray, found: list[Detection], first: np.ndarray,
             kept + added, guessed | set(added))
 
 
+def runs_off(d: Detection, shape: tuple[int, ...]) -> bool:
+    """Whether a detection's top face (its square, any corner) runs off the picture read."""
+    turn = math.radians(d.angle)
+    half = d.size / 2 * (abs(math.cos(turn)) + abs(math.sin(turn)))  # the square's corners' reach
+    (x, y), (height, width) = d.center, shape[:2]
+    return x - half < 0 or y - half < 0 or x + half > width - 1 or y + half > height - 1
+
+
+def barely_seen_at_the_edge(d: Detection, shape: tuple[int, ...]) -> bool:
+    """A face cut by the picture's edge that the detector scores under KEEP_SCORE: its pips may be
+    out of sight, and a glyph's bowl at the frame's edge of a headline scores so too (FINDINGS.md,
+    "A die cut by the frame's edge and barely detected"); a real die cut so scores higher."""
+    return d.score < KEEP_SCORE and runs_off(d, shape)
+
+
 def die_likelihood(d: Detection, probabilities: np.ndarray) -> float:
     """That a detection is a die, by both networks: the detector's score times the classifier's
     probability that a die is there."""
@@ -342,7 +358,7 @@ def read_surely(probabilities: np.ndarray) -> bool:
 
 
 def die_reading(d: Detection, probabilities: np.ndarray, guessed: bool = False, unsteady: bool = False,
-                seen: float | None = None) -> DieReading:
+                seen: float | None = None, cut_off: bool = False) -> DieReading:
     """A die's value, confidence and alternatives from its class probabilities.
 
     The confidence is the probability of the best value among the six values, so it says
@@ -352,7 +368,8 @@ def die_reading(d: Detection, probabilities: np.ndarray, guessed: bool = False, 
     least sure of one, where the die was looked at again): a value read surely off
     something that may be no die (a letter's bowl in a headline, a pip on a black die) is no
     sure reading of a die. A die kept only because the expected count asked for it, or one
-    whose value changed with the window's scale (`unsteady`), is never sure either. A die the
+    whose value changed with the window's scale (`unsteady`), or one barely detected whose face
+    runs off the picture (`cut_off`, see `barely_seen_at_the_edge`), is never sure either. A die the
     detector or the classifier sees leaning is cocked (its value still the best guess, for the
     players to see)."""
     values = probabilities[1:7] / max(float(probabilities[1:7].sum()), 1e-9)
@@ -361,7 +378,7 @@ def die_reading(d: Detection, probabilities: np.ndarray, guessed: bool = False, 
     there = 1.0 - float(probabilities[0]) if seen is None else seen
     if guessed:
         confidence = min(confidence, d.score, there, SURE_CONFIDENCE - 0.01)
-    if unsteady or confidence * there < SURE_CONFIDENCE:
+    if unsteady or cut_off or confidence * there < SURE_CONFIDENCE:
         confidence = min(confidence, SURE_CONFIDENCE - 0.01)
     alternatives = tuple(int(v) + 1 for v in ranked[1:] if values[v] >= 0.05)
     if confidence < SURE_CONFIDENCE and not alternatives:
