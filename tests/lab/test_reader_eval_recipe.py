@@ -129,3 +129,11 @@ def test_one_seed_or_figures_of_other_pictures_stop_it_with_a_clear_message(tmp_
     save(twin / "seed0.json", figures(70))
     assert recipe.main(["--against", str(shipped), str(tmp_path / "seed0.json"), str(twin / "seed0.json")]) == 2
     assert "share a name" in capsys.readouterr().err
+
+
+def test_the_kept_draws_are_figures_recipe_can_judge_together() -> None:
+    # draws trained in separate sessions are judged together only if read on the same pictures
+    kept = sorted((Path(decide.__file__).parent / "draws").glob("*.json"))
+    assert any(path.name.startswith("shipped-") for path in kept)
+    pictures = [decide.load_saved(path)[0] for path in kept]
+    assert all(p == pictures[0] for p in pictures) and "libraries" in pictures[0]
