@@ -17,7 +17,8 @@ import cv2
 # OpenCV 5 runs a network with its new dnn engine unless told otherwise; on the reader's small
 # convolutions its classic engine gives the same outputs in less time (one thread: the
 # classifier 0.60 -> 0.25 ms a window, a detector pass at 320x256 px 3.5 -> 2.4 ms). OpenCV 4
-# has only the classic engine and no choice to make.
+# has only the classic engine and no choice to make; OpenCV 5.1 only the new one (hence the
+# project's `<5.1`), which it calls ENGINE_OPENCV.
 CLASSIC_ENGINE: int | None = getattr(cv2.dnn, "ENGINE_CLASSIC", None)
 
 
