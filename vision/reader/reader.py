@@ -338,7 +338,7 @@ def runs_off(d: Detection, shape: tuple[int, ...]) -> bool:
 
 def barely_seen_at_the_edge(d: Detection, shape: tuple[int, ...]) -> bool:
     """A face cut by the picture's edge that the detector scores under KEEP_SCORE: its pips may be
-    out of sight, and a glyph's bowl at the frame's edge of a headline scores so too (FINDINGS.md,
+    out of sight, and a glyph of printed text cut by the frame's edge scores so too (FINDINGS.md,
     "A die cut by the frame's edge and barely detected"); a real die cut so scores higher."""
     return d.score < KEEP_SCORE and runs_off(d, shape)
 
