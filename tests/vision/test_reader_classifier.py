@@ -14,7 +14,8 @@ from hypothesis.extra.numpy import arrays
 
 from vision.reader import classifier
 from vision.reader.classifier import CLASS_NAMES, COCKED, NOT_A_DIE, classify_dice, value_confidence, value_ranking
-from vision.reader.windows import CHANNELS, Geometry, cut_windows, edge_from_box, upright_angle, window_channels
+from vision.reader.windows import (CHANNELS, Geometry, box_from_edge, cut_windows, edge_from_box, upright_angle,
+                                   window_channels)
 from lab.synth import BackgroundSpec, DieSpec, SceneSpec, render
 
 
@@ -142,6 +143,8 @@ def test_window_channels_are_the_documented_ones_for_any_batch(count: int) -> No
 def test_edge_from_box() -> None:
     assert edge_from_box(40.0, 0.0) == pytest.approx(40.0)
     assert edge_from_box(40.0 * np.sqrt(2), 45.0) == pytest.approx(40.0)
+    for angle in (0.0, 17.0, 45.0, 80.0):
+        assert edge_from_box(box_from_edge(40.0, angle), angle) == pytest.approx(40.0)
 
 
 def test_model_files_are_small_and_calibrated() -> None:

@@ -32,7 +32,7 @@ import numpy as np
 
 from vision.reader.classifier import CLASS_NAMES, classify_dice
 from vision.reader.detector import Detection, detect
-from vision.reader.windows import DIE_WINDOW_SCALES, edge_angle
+from vision.reader.windows import DIE_WINDOW_SCALES, box_from_edge, edge_angle
 from vision.reading import SURE_CONFIDENCE, DieReading, Problem, Reading, die_problems
 
 MAX_PIXELS = 40_000_000  # a bigger array is refused (no camera gives one; converting it would cost gigabytes)
@@ -330,8 +330,7 @@ def with_pips_joined(img: np.ndarray, found: list[Detection], first: np.ndarray,
 
 def runs_off(d: Detection, shape: tuple[int, ...]) -> bool:
     """Whether a detection's top face (its square, any corner) runs off the picture read."""
-    turn = math.radians(d.angle)
-    half = d.size / 2 * (abs(math.cos(turn)) + abs(math.sin(turn)))  # the square's corners' reach
+    half = box_from_edge(d.size, d.angle) / 2
     (x, y), (height, width) = d.center, shape[:2]
     return x - half < 0 or y - half < 0 or x + half > width - 1 or y + half > height - 1
 

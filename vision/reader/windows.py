@@ -160,8 +160,14 @@ def window_channels(windows_bgr: np.ndarray, geometry: Geometry = DEFAULT) -> np
     return out.reshape(n, CHANNELS, side, side)
 
 
+def box_from_edge(edge: float, angle: float) -> float:
+    """The side of the axis-aligned bounding box of a square of `edge` turned by `angle`."""
+    a = math.radians(angle)
+    return edge * (abs(math.cos(a)) + abs(math.sin(a)))
+
+
 def edge_from_box(box_side: float, angle: float) -> float:
     """The edge of a square turned by `angle` whose axis-aligned bounding box has side
-    box_side (how a labelled photo's box becomes a top-face edge)."""
+    box_side (how a labelled photo's box becomes a top-face edge; `box_from_edge`'s inverse)."""
     a = math.radians(angle)
     return box_side / (abs(math.cos(a)) + abs(math.sin(a)))
