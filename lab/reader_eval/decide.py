@@ -197,7 +197,7 @@ def libraries() -> str:
     """The versions that draw and read the pictures: the synthetic scenes, worse copies and no-dice
     pictures are drawn by OpenCV and numpy, so figures saved under other versions (another install)
     were read on other pictures: no-dice picture 119 of seed 78 is drawn otherwise by OpenCV 5.0.0
-    and 5.1.0, and the shipped reader reads a sure die in it under 5.1.0 alone."""
+    and 5.1.0, and the reader of 2026-12-04 read a sure die in it under 5.1.0 alone."""
     return f"opencv {cv2.__version__}, numpy {np.__version__}"
 
 
