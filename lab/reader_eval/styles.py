@@ -9,7 +9,7 @@ This renders the bench's scenes again (`synth.manifest`'s seeds, the same dice a
 JPEG the bench decodes), reads each with the dice count told as the bench's `--expect`, matches
 dice by the bench's rule (`evaluate.match_centres`) and counts per style: dice, read right, read
 right and sure (scored without asking), read sure and wrong. Dice the manifest marks ignore
-(cocked, or less than `MIN_VISIBLE` of the top face in view) count nowhere, as in the bench.
+(`synth.manifest.ignored`: cocked, or too little of the top face in view) count nowhere, as in the bench.
 """
 
 from __future__ import annotations
@@ -24,9 +24,8 @@ import cv2
 import numpy as np
 
 from lab.reader_eval.evaluate import LabelledDie, match_centres
-from lab.synth import random_scene, render
-from lab.synth.manifest import LOOKS, MIN_VISIBLE, scene_rng
-from lab.synth.unseen_looks import looks_rng, with_unseen_looks
+from lab.synth import render
+from lab.synth.manifest import LOOKS, bench_scene, ignored
 from vision.reader import classifier
 from vision.reader.reader import read_dice
 
@@ -48,14 +47,12 @@ class StyleTally:
 def scene_image(seed: int, index: int, looks: str) -> tuple[np.ndarray, list[LabelledDie], list[str]]:
     """Scene `index` of the bench's seed as the bench reads it: the image, its labels and each
     label's die style."""
-    scene = random_scene(scene_rng(seed, index))
-    if looks == "unseen":
-        scene = with_unseen_looks(scene, looks_rng(seed, index))
+    scene = bench_scene(seed, index, looks)
     rendered = render(scene)
     image = rendered.image if rendered.jpeg is None else cv2.imdecode(
         np.frombuffer(rendered.jpeg, np.uint8), cv2.IMREAD_COLOR)
-    labels = [LabelledDie(label.value, tuple(round(c, 1) for c in label.box),
-                          label.cocked or label.visible < MIN_VISIBLE) for label in rendered.labels]
+    labels = [LabelledDie(label.value, tuple(round(c, 1) for c in label.box), ignored(label))
+              for label in rendered.labels]
     return image, labels, [scene.dice[label.index].style for label in rendered.labels]
 
 
@@ -93,8 +90,8 @@ def tally_seeds(seeds: list[int], scenes: int, looks: str, expected: int | None)
 def format_table(totals: dict[str, StyleTally]) -> str:
     lines = [f"{'style':<12} {'dice':>5} {'per die':>8} {'unasked':>8} {'sure wrong':>10}"]
     for style, t in sorted(totals.items()):
-        share = (lambda n: 100.0 * n / t.dice) if t.dice else (lambda n: 0.0)
-        lines.append(f"{style:<12} {t.dice:>5} {share(t.right):>7.2f}% {share(t.right_sure):>7.2f}% {t.sure_wrong:>10}")
+        per_die, unasked = (100.0 * n / max(t.dice, 1) for n in (t.right, t.right_sure))
+        lines.append(f"{style:<12} {t.dice:>5} {per_die:>7.2f}% {unasked:>7.2f}% {t.sure_wrong:>10}")
     return "\n".join(lines)
 
 

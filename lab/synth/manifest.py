@@ -17,6 +17,7 @@ import numpy as np
 
 from .random_scene import random_scene
 from .renderer import render
+from .spec import DieLabel, SceneSpec
 from .unseen_looks import looks_rng, with_unseen_looks
 
 MIN_VISIBLE = 0.6  # a die with less of its top face in view is not a fair test
@@ -28,6 +29,19 @@ def scene_rng(seed: int, index: int) -> np.random.Generator:
 
 
 LOOKS = ("game", "unseen")  # the dice as random scenes draw them, or as no training scene does
+
+
+def bench_scene(seed: int, index: int, looks: str = "game", **scene_options: Any) -> SceneSpec:
+    """Scene `index` of a set of `seed` whose dice have `looks` (see `write_manifest`)."""
+    if looks not in LOOKS:
+        raise ValueError(f"looks must be one of {', '.join(LOOKS)}, got {looks!r}")
+    scene = random_scene(scene_rng(seed, index), **scene_options)
+    return with_unseen_looks(scene, looks_rng(seed, index)) if looks == "unseen" else scene
+
+
+def ignored(label: DieLabel) -> bool:
+    """A die the manifest marks ignore: cocked, or too little of its top face in view to be a fair test."""
+    return label.cocked or label.visible < MIN_VISIBLE
 
 
 def write_manifest(out_dir: str | Path, n: int, seed: int, split: str = "test", looks: str = "game",
@@ -45,9 +59,7 @@ def write_manifest(out_dir: str | Path, n: int, seed: int, split: str = "test", 
     manifest = out / "manifest.jsonl"
     with manifest.open("w", encoding="utf-8") as f:
         for i in range(n):
-            scene = random_scene(scene_rng(seed, i), **scene_options)
-            if looks == "unseen":
-                scene = with_unseen_looks(scene, looks_rng(seed, i))
+            scene = bench_scene(seed, i, looks, **scene_options)
             rendered = render(scene)
             if rendered.jpeg is not None:
                 rel = f"images/{i:06d}.jpg"
@@ -58,7 +70,7 @@ def write_manifest(out_dir: str | Path, n: int, seed: int, split: str = "test", 
             dice = []
             for label in rendered.labels:
                 entry: dict[str, Any] = {"value": label.value, "box": [round(c, 1) for c in label.box]}
-                if label.cocked or label.visible < MIN_VISIBLE:
+                if ignored(label):
                     entry["ignore"] = True
                 dice.append(entry)
             f.write(json.dumps({"image": rel, "width": scene.width, "height": scene.height, "split": split,

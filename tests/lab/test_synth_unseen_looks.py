@@ -15,7 +15,7 @@ from lab.synth import DIE_STYLES, random_scene, render, write_manifest
 from lab.synth.__main__ import main as synth_main
 from lab.synth.looks import (LOOK_STYLES, READABLE_PIPS_L, UNSEEN_COLOURS, UNSEEN_MARGIN, colour_distance,
                              pip_lightness_contrast, random_die_look)
-from lab.synth.manifest import scene_rng
+from lab.synth.manifest import bench_scene, scene_rng
 from lab.synth.unseen_looks import UNSEEN_MOULDINGS, looks_rng, unseen_die_look, with_unseen_looks
 
 MOULDING = ("pip_radius", "pip_spread", "one_pip_scale", "corner_radius")
@@ -164,3 +164,10 @@ def test_no_training_script_draws_unseen_dice() -> None:
     root = Path(__file__).resolve().parents[2]
     for script in sorted((root / "scripts").glob("*.py")):
         assert unseen_looks_used(script.read_text()) == [], f"{script.name} draws the unseen looks"
+
+
+def test_a_bench_scene_is_the_seeds_scene_with_its_looks() -> None:
+    assert bench_scene(5, 2) == random_scene(scene_rng(5, 2))
+    assert bench_scene(5, 2, "unseen") == with_unseen_looks(random_scene(scene_rng(5, 2)), looks_rng(5, 2))
+    with pytest.raises(ValueError, match="looks must be one of"):
+        bench_scene(5, 2, "palette")
