@@ -100,23 +100,23 @@ def photo_scenes(photos: list[photo_sets.Photo]) -> list[Scene]:
     return scenes
 
 
-def negative_chunk(seed: int, first: int, stop: int) -> list[Scene]:
-    from lab.synth.clutter import negative_image
+def negative_chunk(seed: int, first: int, stop: int, kinds: tuple[str, ...] | None = None) -> list[Scene]:
+    from lab.synth.clutter import NEGATIVE_KINDS, negative_image
 
     cv2.setNumThreads(1)
     scenes = []
     for i in range(first, stop):
         rng = np.random.default_rng([seed, i])
         width, height = [(640, 480), (640, 640), (480, 640)][int(rng.integers(3))]
-        encoded = cv2.imencode(".png", negative_image(rng, width, height))[1].tobytes()
+        encoded = cv2.imencode(".png", negative_image(rng, width, height, kinds=kinds or NEGATIVE_KINDS))[1].tobytes()
         scenes.append(Scene(f"negative-{seed}-{i}", encoded, [], False))
     return scenes
 
 
-def negative_scenes(count: int, seed: int, workers: int = 1) -> list[Scene]:
-    """Pictures with no die, picture i drawn from rng [seed, i] (`lab.synth.clutter`), made in
-    `workers` processes."""
-    jobs = [(seed, first, min(count, first + CHUNK)) for first in range(0, count, CHUNK)]
+def negative_scenes(count: int, seed: int, workers: int = 1, kinds: tuple[str, ...] | None = None) -> list[Scene]:
+    """Pictures with no die, picture i drawn from rng [seed, i] (`lab.synth.clutter`) of one of
+    `kinds` (default: every kind), made in `workers` processes."""
+    jobs = [(seed, first, min(count, first + CHUNK), kinds) for first in range(0, count, CHUNK)]
     return [scene for chunk in in_processes(negative_chunk, jobs, workers) for scene in chunk]
 
 

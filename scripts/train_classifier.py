@@ -9,7 +9,8 @@ looks (or the detector files given by `--detector`, to train for a candidate det
 is shipped; it also finds tomitomi's faces). Options: [--detector FILE...] [--synthetic 3000]
 [--marbled 2000] [--smoky 600] [--colours 0] [--game 1500] [--steep 0] [--negatives 900] [--mine 1] [--widths 24,48,96]
 [--hidden 128] [--convs 1] [--window 48] [--die 36] [--epochs 20] [--per-epoch 100000]
-[--hard 0] [--hard-photo-share 0] [--hard-photo-count] [--hard-camouflaged 0] [--hard-boards 0] [--hard-epochs 3]
+[--hard 0] [--hard-photo-share 0] [--hard-photo-count] [--hard-camouflaged 0] [--hard-boards 0] [--hard-text 0]
+[--hard-epochs 3]
 [--hard-share 0.05]
 [--real-share 0.5] [--seed 1] [--threads 1] [--workers 1] [--device cpu]
 [--render-only | --prepare-only] [--work /tmp/cubilete-classifier]
@@ -50,6 +51,10 @@ Data (see `scripts/classifier_data.py`); nothing of a manifest's `test` split is
     `--hard-boards N`, N scenes of dice on board games' boards (`lab.synth.boards`, seeds
     [seed + 16, i]) are read with the reader too and give BOARDS_SHARE more, cut at the looks at
     what it finds there: on a die as that die, on a number token or a marker as "not a die".
+    `--hard-text N` reads N more no-dice pictures of printed text only (`lab.synth.clutter`'s
+    TEXT_KINDS: menus, receipts, headlines; seeds [seed + 19, i]) the way `--hard` reads its
+    pictures, and puts the dice found there among `--hard`'s, at its share: the hard pictures
+    are then more of the kind a reader's sure dice on no-dice pictures lie on.
     `--start-from FILE.onnx` skips the training and fine-tunes that file's network instead (a
     network this script exported; its batch norms, folded into the convolutions by the export,
     stay frozen), for another `--detector` say.
@@ -97,7 +102,7 @@ sys.path.insert(0, str(ROOT / "scripts"))
 import classifier_data as data  # noqa: E402
 from checkpoints import checkpoint_path, close_leg, legs_with_new_one, trained_legs  # noqa: E402
 import photo_sets  # noqa: E402
-from lab.synth.clutter import NEGATIVE_KINDS  # noqa: E402
+from lab.synth.clutter import NEGATIVE_KINDS, TEXT_KINDS  # noqa: E402
 from vision.reader import classifier, detector  # noqa: E402
 from vision.reader.detector import ModelFiles  # noqa: E402
 from vision.reader.model_file import write_metadata  # noqa: E402
@@ -730,6 +735,9 @@ def option_parser() -> argparse.ArgumentParser:
                         help="fine-tune on the dice the reader finds in this many scenes of dice on board games' "
                              f"boards (as the die each lies on, or not a die), {BOARDS_SHARE * 100:.0f}%% of its "
                              "epochs' windows")
+    parser.add_argument("--hard-text", type=int, default=0,
+                        help="with --hard: also read this many no-dice pictures of printed text only, and fine-tune "
+                             "on every die found there as not a die, among --hard's")
     parser.add_argument("--hard-photo-share", type=float, default=0.0,
                         help="share of its epochs' windows from the dice the reader finds in the fitting photos "
                              "(as the labelled die each lies on, or not a die)")
@@ -785,6 +793,8 @@ def main(argv: list[str] | None = None) -> int:
     if len(parts) < len(from_above) or {part for part in parts.values() if part} - set(FROM_ABOVE_PARTS):
         parser.error(f"--photos-from-above: give a set once, whole or as SET:PART, PART one of "
                      f"{', '.join(FROM_ABOVE_PARTS)} ({', '.join(FROM_ABOVE_PARTS.values())})")
+    if args.hard_text and not args.hard:
+        parser.error("--hard-text adds pictures of text to --hard's no-dice pictures: give --hard too")
     if args.hard_photo_count and not args.hard_photo_share:
         parser.error("--hard-photo-count says how the photos of --hard-photo-share are read: give that too")
     if args.start_from and not (args.hard or args.hard_photo_share or args.hard_camouflaged or args.hard_boards):
@@ -952,6 +962,16 @@ def taught_own_finds(model, x: np.ndarray, y: np.ndarray, source: np.ndarray, fi
         f"({time.time() - started:.0f} s)")
     done = {"pictures": args.hard, "dice_found": len(hard_x) // per_die, "epochs": args.hard_epochs,
             "share": args.hard_share, "scales": list(HARD_SCALES)}
+    if args.hard_text:
+        text_x, text_y = cached(args.work, f"reader mistakes text|{args.hard_text}|{HARD_SCALES}|{reads_with}",
+                                lambda: data.reader_find_windows(
+                                    data.negative_scenes(args.hard_text, args.seed + 19, args.workers, TEXT_KINDS),
+                                    args.seed + 20, GEOMETRY, HARD_SCALES, args.detector, before, args.workers,
+                                    turned_below_deg=TURNED_BELOW_DEG))
+        log(f"the reader found {len(text_x) // per_die} dice in {args.hard_text} pictures of text: {len(text_x)} "
+            f"windows ({time.time() - started:.0f} s)")
+        done["text"] = {"pictures": args.hard_text, "dice_found": len(text_x) // per_die}
+        hard_x, hard_y = np.concatenate([hard_x, text_x]), np.concatenate([hard_y, text_y])
     found = [(hard_x, hard_y, args.hard_share)]
     if args.hard_photo_share:
         names = sorted(scene.name for scene in fit_photos)
@@ -1011,7 +1031,8 @@ def fine_tuning_checkpoint(work: Path, after: str, net_seed: int, args: argparse
                            ({"photo_share": args.hard_photo_share} if args.hard_photo_share else {}) |
                            ({"photo_count": True} if args.hard_photo_count else {}) |
                            ({"camouflaged": args.hard_camouflaged} if args.hard_camouflaged else {}) |
-                           ({"boards": args.hard_boards} if args.hard_boards else {}))
+                           ({"boards": args.hard_boards} if args.hard_boards else {}) |
+                           ({"text": args.hard_text} if args.hard_text else {}))
 
 
 def calibrate_and_save(out: Path, work: Path, model, held: dict[str, HeldOut], notes: dict, started: float) -> int:

@@ -256,6 +256,31 @@ def test_a_detector_asked_for_a_kind_of_no_dice_picture_that_does_not_exist_says
     assert "--negative-kinds 'text,menus': give some of text, grid" in capsys.readouterr().err
 
 
+def test_no_dice_pictures_of_text_are_drawn_as_the_pictures_of_every_kind_are_but_of_text_only() -> None:
+    from lab.synth.clutter import TEXT_KINDS, negative_image
+
+    data = scripts_module("classifier_data")
+    for i, scene in enumerate(data.negative_scenes(4, 19, 1, TEXT_KINDS)):
+        rng = np.random.default_rng([19, i])
+        width, height = [(640, 480), (640, 640), (480, 640)][int(rng.integers(3))]
+        picture = cv2.imdecode(np.frombuffer(scene.encoded, np.uint8), cv2.IMREAD_COLOR)
+        np.testing.assert_array_equal(picture, negative_image(rng, width, height, kinds=TEXT_KINDS))
+        assert scene.dice == [] and scene.name == f"negative-19-{i}"
+    # the pictures of every kind are those they were before kinds could be chosen
+    every = data.negative_scenes(2, 19, 1)
+    rng = np.random.default_rng([19, 1])
+    width, height = [(640, 480), (640, 640), (480, 640)][int(rng.integers(3))]
+    np.testing.assert_array_equal(cv2.imdecode(np.frombuffer(every[1].encoded, np.uint8), cv2.IMREAD_COLOR),
+                                  negative_image(rng, width, height))
+
+
+def test_pictures_of_text_without_hard_pictures_to_join_are_refused_with_a_clear_message(capsys) -> None:
+    with pytest.raises(SystemExit) as stop:
+        scripts_module("train_classifier").main(["--hard-text", "500"])
+    assert stop.value.code == 2
+    assert "--hard-text adds pictures of text to --hard's no-dice pictures: give --hard too" in capsys.readouterr().err
+
+
 def test_a_negative_weight_for_side_faces_is_refused_with_a_clear_message(capsys) -> None:
     with pytest.raises(SystemExit):
         scripts_module("train_detector").parse_options(["--side-weight", "-2"])
@@ -310,6 +335,8 @@ def test_the_classifier_data_do_not_depend_on_how_many_processes_make_them(tmp_p
     assert len({s.encoded for s in one}) == 3  # each scene its own
     negatives = [data.negative_scenes(3, 8, workers) for workers in (1, 2)]
     assert [s.encoded for s in negatives[0]] == [s.encoded for s in negatives[1]]
+    text = [data.negative_scenes(3, 8, workers, ("text",)) for workers in (1, 2)]
+    assert [s.encoded for s in text[0]] == [s.encoded for s in text[1]]
     scenes = one + negatives[0]
     with_one = data.scene_windows(scenes, 2, 9, DEFAULT, 1, per_die=2, negatives_per_die=1.0, background=2)
     with_two = data.scene_windows(scenes, 2, 9, DEFAULT, 2, per_die=2, negatives_per_die=1.0, background=2)
@@ -473,7 +500,7 @@ def test_a_classifier_trained_to_the_end_records_where_it_trained_and_what_it_wa
         "--photos", str(tiny_photo_set(tmp_path / "photos", 12)), "--work", str(tmp_path / "work"), "--out", str(out),
         "--synthetic", "2", "--marbled", "0", "--smoky", "0", "--game", "0", "--negatives", "2", "--epochs", "1",
         "--per-epoch", "256", "--hard", "6", "--hard-epochs", "2", "--hard-photo-share", "0.05",
-        "--hard-camouflaged", "2", "--hard-boards", "3", "--colours", "1"]) == 0
+        "--hard-camouflaged", "2", "--hard-boards", "3", "--hard-text", "4", "--colours", "1"]) == 0
     trained = json.loads(out.with_suffix(".json").read_text())["trained"]
     assert trained["colours"] == 1
     assert [(leg["device"], leg["torch"], leg["done"]) for leg in trained["legs"]] == [("cpu", torch.__version__, [0, 1])]
@@ -489,6 +516,7 @@ def test_a_classifier_trained_to_the_end_records_where_it_trained_and_what_it_wa
     boards = hard["boards"]
     assert boards["scenes"] == 3 and boards["share"] == 0.05 and 0 <= boards["on_dice"] <= boards["dice_found"]
     assert boards["dice_found"] > 0
+    assert hard["text"]["pictures"] == 4 and hard["text"]["dice_found"] >= 0
     assert [(leg["device"], leg["done"]) for leg in hard["legs"]] == [("cpu", [0, 2])]
     before = tmp_path / "work" / "values-before-hard.onnx"
     assert "hard" not in json.loads(before.with_suffix(".json").read_text())["trained"]
@@ -531,7 +559,7 @@ def test_fine_tunings_of_one_network_with_other_seeds_or_lessons_do_not_resume_e
 
     train_classifier = scripts_module("train_classifier")
     lesson = dict(hard=4000, hard_epochs=3, hard_share=0.3, hard_photo_share=0.15, hard_camouflaged=0, hard_boards=0,
-                  hard_photo_count=False)
+                  hard_photo_count=False, hard_text=0)
 
     def checkpoint(after: str = "start-0123456789ab", net_seed: int = 1, **changes) -> Path:
         return train_classifier.fine_tuning_checkpoint(tmp_path, after, net_seed, argparse.Namespace(**{**lesson, **changes}))
@@ -540,8 +568,9 @@ def test_fine_tunings_of_one_network_with_other_seeds_or_lessons_do_not_resume_e
     assert checkpoint() == plain
     others = {checkpoint(net_seed=2), checkpoint(after="start-ba9876543210"), checkpoint(hard=2000),
               checkpoint(hard_epochs=4), checkpoint(hard_share=0.2), checkpoint(hard_photo_share=0.3),
-              checkpoint(hard_camouflaged=500), checkpoint(hard_boards=1000), checkpoint(hard_photo_count=True)}
-    assert plain not in others and len(others) == 9
+              checkpoint(hard_camouflaged=500), checkpoint(hard_boards=1000), checkpoint(hard_photo_count=True),
+              checkpoint(hard_text=1000)}
+    assert plain not in others and len(others) == 10
     monkeypatch.setattr(train_classifier, "GEOMETRY", dataclasses.replace(train_classifier.GEOMETRY, upright=True))
     assert checkpoint() not in others | {plain}  # upright windows teach another network
 

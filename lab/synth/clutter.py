@@ -25,6 +25,7 @@ import numpy as np
 from .textures import smooth_noise
 
 NEGATIVE_KINDS = ("text", "grid", "checkerboard", "gradient", "noise", "wood", "headline")
+TEXT_KINDS = ("text", "headline")  # printed words: where a reader's sure dice on no-dice pictures lie
 _FONTS = (cv2.FONT_HERSHEY_SIMPLEX, cv2.FONT_HERSHEY_DUPLEX, cv2.FONT_HERSHEY_COMPLEX, cv2.FONT_HERSHEY_TRIPLEX,
           cv2.FONT_HERSHEY_PLAIN, cv2.FONT_HERSHEY_COMPLEX_SMALL, cv2.FONT_HERSHEY_SCRIPT_SIMPLEX)
 _LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789....,,::;;$%&()-+*ñé"
