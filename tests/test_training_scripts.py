@@ -274,7 +274,7 @@ def test_no_dice_pictures_of_text_are_drawn_as_the_pictures_of_every_kind_are_bu
                                   negative_image(rng, width, height))
 
 
-def test_pictures_of_text_without_hard_pictures_to_join_are_refused_with_a_clear_message(capsys) -> None:
+def test_pictures_of_text_without_hard_pictures_to_join_are_refused_with_a_clear_message(torch, capsys) -> None:
     with pytest.raises(SystemExit) as stop:
         scripts_module("train_classifier").main(["--hard-text", "500"])
     assert stop.value.code == 2
