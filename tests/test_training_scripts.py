@@ -266,7 +266,7 @@ def test_no_dice_pictures_of_text_are_drawn_as_the_pictures_of_every_kind_are_bu
         picture = cv2.imdecode(np.frombuffer(scene.encoded, np.uint8), cv2.IMREAD_COLOR)
         np.testing.assert_array_equal(picture, negative_image(rng, width, height, kinds=TEXT_KINDS))
         assert scene.dice == [] and scene.name == f"negative-19-{i}"
-    # the pictures of every kind are those they were before kinds could be chosen
+    # given no kinds, a picture is of any kind, as it was before kinds could be chosen
     every = data.negative_scenes(2, 19, 1)
     rng = np.random.default_rng([19, 1])
     width, height = [(640, 480), (640, 640), (480, 640)][int(rng.integers(3))]
@@ -516,7 +516,7 @@ def test_a_classifier_trained_to_the_end_records_where_it_trained_and_what_it_wa
     boards = hard["boards"]
     assert boards["scenes"] == 3 and boards["share"] == 0.05 and 0 <= boards["on_dice"] <= boards["dice_found"]
     assert boards["dice_found"] > 0
-    assert hard["text"]["pictures"] == 4 and hard["text"]["dice_found"] >= 0
+    assert hard["text"]["pictures"] == 4 and hard["text"]["dice_found"] > 0  # the shipped detector finds letters
     assert [(leg["device"], leg["done"]) for leg in hard["legs"]] == [("cpu", [0, 2])]
     before = tmp_path / "work" / "values-before-hard.onnx"
     assert "hard" not in json.loads(before.with_suffix(".json").read_text())["trained"]
