@@ -260,18 +260,20 @@ def test_no_dice_pictures_of_text_are_drawn_as_the_pictures_of_every_kind_are_bu
     from lab.synth.clutter import TEXT_KINDS, negative_image
 
     data = scripts_module("classifier_data")
-    for i, scene in enumerate(data.negative_scenes(4, 19, 1, TEXT_KINDS)):
+
+    def decoded(scene) -> np.ndarray:
+        return cv2.imdecode(np.frombuffer(scene.encoded, np.uint8), cv2.IMREAD_COLOR)
+
+    def drawn(i: int, **kinds) -> np.ndarray:  # picture i of seed 19 with the sizes negative_chunk draws
         rng = np.random.default_rng([19, i])
         width, height = [(640, 480), (640, 640), (480, 640)][int(rng.integers(3))]
-        picture = cv2.imdecode(np.frombuffer(scene.encoded, np.uint8), cv2.IMREAD_COLOR)
-        np.testing.assert_array_equal(picture, negative_image(rng, width, height, kinds=TEXT_KINDS))
+        return negative_image(rng, width, height, **kinds)
+
+    for i, scene in enumerate(data.negative_scenes(4, 19, 1, TEXT_KINDS)):
+        np.testing.assert_array_equal(decoded(scene), drawn(i, kinds=TEXT_KINDS))
         assert scene.dice == [] and scene.name == f"negative-19-{i}"
     # given no kinds, a picture is of any kind, as it was before kinds could be chosen
-    every = data.negative_scenes(2, 19, 1)
-    rng = np.random.default_rng([19, 1])
-    width, height = [(640, 480), (640, 640), (480, 640)][int(rng.integers(3))]
-    np.testing.assert_array_equal(cv2.imdecode(np.frombuffer(every[1].encoded, np.uint8), cv2.IMREAD_COLOR),
-                                  negative_image(rng, width, height))
+    np.testing.assert_array_equal(decoded(data.negative_scenes(2, 19, 1)[1]), drawn(1))
 
 
 def test_pictures_of_text_without_hard_pictures_to_join_are_refused_with_a_clear_message(torch, capsys) -> None:
