@@ -339,7 +339,10 @@ def test_a_value_temperature_changes_how_sure_the_value_is_and_nothing_else(raw:
         assert np.all(after >= before - 1e-12)
     else:
         assert np.all(after <= before + 1e-12)
-    assert np.array_equal(sharpened[:, 1:7].argmax(axis=1), probabilities[:, 1:7].argmax(axis=1))
+    values = probabilities[:, 1:7]
+    likeliest = sharpened[:, 1:7].argmax(axis=1)
+    # Values tied for the lead stay tied up to rounding, so the lead may pass between them.
+    assert np.all(values[np.arange(len(values)), likeliest] >= values.max(axis=1) * (1 - 1e-9))
     np.testing.assert_array_equal(classifier.sharpen_values(probabilities, 1.0), probabilities)
 
 
