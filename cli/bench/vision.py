@@ -48,6 +48,7 @@ from lab.reader_eval.detector_eval import match_detections
 from lab.reader_eval.evaluate import format_summary, load_split, match_centres, percentile, summarise
 from lab.reader_eval.read_sets import read_negatives, read_photos
 from lab.reader_eval.scenes import scene_copies
+from lab.synth.clutter import NEGATIVE_KINDS
 from lab.synth.manifest import LOOKS
 from vision.reader.classifier import use_model
 from vision.reader.detector import THRESHOLD, detector
@@ -82,6 +83,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--negatives", type=int, metavar="N", default=0,
                         help="also read N seeded pictures with no die (text, headlines, grids, checkerboards, "
                              "gradients, noise, wood; seed --seed) and count the dice found in them")
+    parser.add_argument("--negatives-kinds", nargs="+", choices=NEGATIVE_KINDS, metavar="KIND",
+                        help="only these kinds of no-dice pictures, in turn (default every kind: "
+                             f"{', '.join(NEGATIVE_KINDS)})")
     parser.add_argument("--negatives-count", type=int, metavar="N",
                         help="read those pictures again told N dice, as the device reads a throw: how often an "
                              "empty tray is offered dice to confirm")
@@ -129,6 +133,10 @@ def run(args: argparse.Namespace) -> int:
     if args.negatives_count is not None and (not args.negatives or args.negatives_count < 0):
         print("cubilete bench vision: --negatives-count N reads the --negatives pictures again told N >= 0 dice: "
               "give --negatives too", file=sys.stderr)
+        return 2
+    if args.negatives_kinds and not args.negatives:
+        print("cubilete bench vision: --negatives-kinds chooses the kinds of the --negatives pictures: give "
+              "--negatives too", file=sys.stderr)
         return 2
     if args.looks != "game" and args.synthetic is None:
         print("cubilete bench vision: --looks gives synthetic scenes' dice their looks: give --synthetic N too",
@@ -246,9 +254,10 @@ def bench_suite(args: argparse.Namespace) -> int:
                 rows.append(suite_row(f"{name} {UNSEEN}", unseen))
     if args.negatives:
         print(f"reading {args.negatives} pictures with no die ...", file=sys.stderr, flush=True)
-        rows.append(read_negatives(args.negatives, args.seed))
+        kinds = args.negatives_kinds or NEGATIVE_KINDS
+        rows.append(read_negatives(args.negatives, args.seed, kinds=kinds))
         if args.negatives_count is not None:
-            rows.append(read_negatives(args.negatives, args.seed, args.negatives_count))
+            rows.append(read_negatives(args.negatives, args.seed, args.negatives_count, kinds))
     if args.json:
         print(json.dumps({"expect": args.expect, "split": args.split or "test", "opencv": cv2.__version__,
                           "sets": rows}))
@@ -301,7 +310,8 @@ def format_suite(rows: list[dict], expect, split: str) -> str:
                          f"confidence >= {SURE_CONFIDENCE}")
         elif r["set"] == "negatives":
             kinds = ", ".join(f"{k} {v}" for k, v in sorted(r["pictures_with_sure_dice_by_kind"].items())) or "none"
-            lines.append(f"negatives: {r['photos']} pictures with no die (no count given): {r['pictures_with_dice']} "
+            only = "" if tuple(r["kinds"]) == NEGATIVE_KINDS else f" of {', '.join(r['kinds'])} only"
+            lines.append(f"negatives: {r['photos']} pictures with no die{only} (no count given): {r['pictures_with_dice']} "
                          f"gave a die, {r['extras']} dice in all, {r['sure_extras']} at confidence >= "
                          f"{SURE_CONFIDENCE} (pictures with a sure die by kind: {kinds}); ms median "
                          f"{r['median_ms']:.1f}, p95 {r['p95_ms']:.1f}")

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Sequence
 
 import cv2
 import numpy as np
@@ -37,16 +37,18 @@ def read_photos(root: Path, photos: list[LabelledPhoto], dice_count: Callable[[L
     return results
 
 
-def read_negatives(count: int, seed: int, expected: int | None = None) -> dict:
+def read_negatives(count: int, seed: int, expected: int | None = None,
+                   kinds: Sequence[str] = NEGATIVE_KINDS) -> dict:
     """Dice found in `count` no-dice pictures of `seed`, read without a dice count (or told
     `expected` dice, as the device reads a throw: an empty tray offered dice to confirm):
     pictures with any die, dice in all, dice at confidence >= SURE_CONFIDENCE, pictures with a
-    sure die by kind, and the time per picture. Picture i is 640x480 of the kinds in turn,
-    drawn from rng [seed, 10**6 + i], apart from the training scripts' pictures [seed, i]."""
+    sure die by kind, and the time per picture. Picture i is 640x480 of `kinds` in turn (every
+    kind unless told), drawn from rng [seed, 10**6 + i], apart from the training scripts'
+    pictures [seed, i]."""
     with_dice, dice, sure, ms = 0, 0, 0, []
     by_kind: dict[str, int] = {}
     for i in range(count):
-        kind = NEGATIVE_KINDS[i % len(NEGATIVE_KINDS)]
+        kind = kinds[i % len(kinds)]
         image = negative_image(np.random.default_rng([seed, 10**6 + i]), 640, 480, kind)
         started = time.perf_counter()
         reading = read_dice(image, expected)
@@ -58,6 +60,6 @@ def read_negatives(count: int, seed: int, expected: int | None = None) -> dict:
         if found_sure:
             by_kind[kind] = by_kind.get(kind, 0) + 1
     return {"set": "negatives" if expected is None else f"negatives told {expected}", "expected": expected,
-            "photos": count, "pictures_with_dice": with_dice, "extras": dice,
+            "kinds": list(kinds), "photos": count, "pictures_with_dice": with_dice, "extras": dice,
             "sure_extras": sure, "pictures_with_sure_dice_by_kind": by_kind,
             "median_ms": round(percentile(ms, 0.5), 2), "p95_ms": round(percentile(ms, 0.95), 2)}

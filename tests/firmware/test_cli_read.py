@@ -145,6 +145,36 @@ def test_bench_vision_reads_the_negatives_again_told_a_count_as_the_device_does(
     assert "give --negatives too" in capsys.readouterr().err
 
 
+def test_bench_vision_reads_only_the_kinds_of_no_dice_pictures_it_is_given(
+        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    from lab.synth.clutter import NEGATIVE_KINDS
+    from lab.reader_eval import read_sets
+
+    assert main(["bench", "vision", "--negatives", "4", "--negatives-kinds", "text", "headline", "--json"]) == 0
+    (row,) = json.loads(capsys.readouterr().out)["sets"]
+    assert row["kinds"] == ["text", "headline"] and row["photos"] == 4
+    timed = {"median_ms": row["median_ms"], "p95_ms": row["p95_ms"]}
+    assert row == read_sets.read_negatives(4, 1, kinds=("text", "headline")) | timed
+    drawn = []
+    monkeypatch.setattr(read_sets, "negative_image",
+                        lambda rng, w, h, kind: drawn.append(kind) or np.zeros((h, w, 3), np.uint8))
+    read_sets.read_negatives(5, 1, kinds=("text", "headline"))
+    assert drawn == ["text", "headline", "text", "headline", "text"]
+    drawn.clear()
+    read_sets.read_negatives(8, 1)
+    assert drawn == [*NEGATIVE_KINDS, NEGATIVE_KINDS[0]]
+    monkeypatch.undo()
+    assert main(["bench", "vision", "--negatives", "2", "--negatives-kinds", "text"]) == 0
+    assert "negatives: 2 pictures with no die of text only (no count given)" in capsys.readouterr().out
+    assert main(["bench", "vision", "--negatives", "2"]) == 0
+    assert "negatives: 2 pictures with no die (no count given)" in capsys.readouterr().out
+    assert main(["bench", "vision", "--synthetic", "1", "--negatives-kinds", "text"]) == 2
+    assert "give --negatives too" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["bench", "vision", "--negatives", "2", "--negatives-kinds", "menu"])
+    assert "invalid choice: 'menu'" in capsys.readouterr().err
+
+
 def mislabelled(manifest: Path) -> Path:
     """The manifest with the first photo's first die given another value: that photo cannot be exact."""
     lines = manifest.read_text().splitlines()
