@@ -304,13 +304,13 @@ def format_suite(rows: list[dict], expect, split: str) -> str:
             f"{r['sure_wrong']:>4}/{sure:<5} {100 * r['sure_error_rate']:>4.2f}% {100 * r['asked_rate']:>6.1f}% "
             f"{r['median_ms']:>7.1f} {r['p95_ms']:>6.1f}")
     for r in rows:
+        only = "" if tuple(r.get("kinds", NEGATIVE_KINDS)) == NEGATIVE_KINDS else f" of {', '.join(r['kinds'])} only"
         if r["set"].startswith("negatives told"):
             lines.append(f"{r['set']} dice, as the device reads a throw: {r['pictures_with_dice']} of {r['photos']} "
-                         f"pictures offered dice to confirm, {r['extras']} dice in all, {r['sure_extras']} at "
+                         f"pictures{only} offered dice to confirm, {r['extras']} dice in all, {r['sure_extras']} at "
                          f"confidence >= {SURE_CONFIDENCE}")
         elif r["set"] == "negatives":
             kinds = ", ".join(f"{k} {v}" for k, v in sorted(r["pictures_with_sure_dice_by_kind"].items())) or "none"
-            only = "" if tuple(r["kinds"]) == NEGATIVE_KINDS else f" of {', '.join(r['kinds'])} only"
             lines.append(f"negatives: {r['photos']} pictures with no die{only} (no count given): {r['pictures_with_dice']} "
                          f"gave a die, {r['extras']} dice in all, {r['sure_extras']} at confidence >= "
                          f"{SURE_CONFIDENCE} (pictures with a sure die by kind: {kinds}); ms median "

@@ -166,6 +166,8 @@ def test_bench_vision_reads_only_the_kinds_of_no_dice_pictures_it_is_given(
     monkeypatch.undo()
     assert main(["bench", "vision", "--negatives", "2", "--negatives-kinds", "text"]) == 0
     assert "negatives: 2 pictures with no die of text only (no count given)" in capsys.readouterr().out
+    assert main(["bench", "vision", "--negatives", "2", "--negatives-kinds", "text", "--negatives-count", "5"]) == 0
+    assert "of 2 pictures of text only offered dice to confirm" in capsys.readouterr().out
     assert main(["bench", "vision", "--negatives", "2"]) == 0
     assert "negatives: 2 pictures with no die (no count given)" in capsys.readouterr().out
     assert main(["bench", "vision", "--synthetic", "1", "--negatives-kinds", "text"]) == 2
