@@ -7,7 +7,8 @@
 Run it after `scripts/train_detector.py`: the windows it mines are where the shipped detector
 looks (or the detector files given by `--detector`, to train for a candidate detector before it
 is shipped; it also finds tomitomi's faces). Options: [--detector FILE...] [--synthetic 3000]
-[--marbled 2000] [--smoky 600] [--colours 0] [--game 1500] [--steep 0] [--negatives 900] [--mine 1] [--widths 24,48,96]
+[--marbled 2000] [--smoky 600] [--colours 0] [--game 1500] [--steep 0] [--negatives 900] [--text-negatives 0]
+[--mine 1] [--widths 24,48,96]
 [--hidden 128] [--convs 1] [--window 48] [--die 36] [--epochs 20] [--per-epoch 100000]
 [--hard 0] [--hard-photo-share 0] [--hard-photo-count] [--hard-camouflaged 0] [--hard-boards 0] [--hard-text 0]
 [--hard-epochs 3]
@@ -29,8 +30,9 @@ Data (see `scripts/classifier_data.py`); nothing of a manifest's `test` split is
     (the camera 45 to 65 degrees off vertical: side faces as big as the top, whose value alone
     counts); plus held-out wide and game scenes;
   * `--negatives` pictures with no die (`lab.synth.clutter`: text, headlines, grids,
-    checkerboards, gradients, noise, wood; seeds [seed + 7, i], never the bench's): windows anywhere on them
-    and at the detector's detections, all "not a die";
+    checkerboards, gradients, noise, wood; seeds [seed + 7, i], never the bench's), and
+    `--text-negatives` more of printed words only (text and headlines; seeds [seed + 21, i]):
+    windows anywhere on them and at the detector's detections, all "not a die";
   * with `--mine 1`, windows where the detector (`vision.reader.detector`, or `--detector`) finds
     something in the fitting scenes: its false detections as "not a die", its boxes of
     labelled dice as those dice;
@@ -685,6 +687,13 @@ def seen_from_above(photos: list[data.Scene]) -> list[data.Scene]:
     return [replace(p, lean_deg=0.0) if from_above(p) else p for p in photos]
 
 
+def negatives_key(key: str, negatives: int, text_negatives: int) -> str:
+    """What the no-dice pictures' windows (and so the trained network) depend on besides `key`:
+    a run without pictures of printed words added keeps the key it had before they could be."""
+    return f"{key}|{negatives} {','.join(NEGATIVE_KINDS)}" \
+        + (f"|text {text_negatives} {','.join(TEXT_KINDS)}" if text_negatives else "")
+
+
 def run_checkpoint(work: Path, windows_key: str, net_seed: int, args: argparse.Namespace) -> Path:
     """The checkpoint of a run on the windows of `windows_key` with the network and schedule
     of `args` (`checkpoints`)."""
@@ -706,6 +715,9 @@ def option_parser() -> argparse.ArgumentParser:
     parser.add_argument("--game", type=int, default=1500, help="more scenes like the game scenes of random_scene")
     parser.add_argument("--steep", type=int, default=0, help="more scenes, big dice seen close and low")
     parser.add_argument("--negatives", type=int, default=900, help="pictures with no die")
+    parser.add_argument("--text-negatives", type=int, default=0,
+                        help="more pictures with no die, of printed words only (text and headlines), among "
+                             "--negatives' in the training itself")
     parser.add_argument("--widths", default=",".join(map(str, CONV_WIDTHS)),
                         help="channels of the conv stages, comma-separated (each halves the window)")
     parser.add_argument("--hidden", type=int, default=HIDDEN, help="units of the dense layer")
@@ -832,6 +844,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.steep:
         synth += data.synthetic_scenes(args.steep, args.seed + 5, args.work, log, kind="steep", workers=workers)
     negatives = data.negative_scenes(args.negatives, args.seed + 7, workers)
+    if args.text_negatives:
+        negatives += data.negative_scenes(args.text_negatives, args.seed + 21, workers, TEXT_KINDS)
     held_synth = data.synthetic_scenes(max(1, args.synthetic // 10), args.seed + 1000, args.work, log, workers=workers)
     held_game = data.synthetic_scenes(100, args.seed + 2000, args.work, log, kind="game", workers=workers)
     if args.render_only:
@@ -872,7 +886,7 @@ def main(argv: list[str] | None = None) -> int:
     x, y = cached(args.work, "synth" + key, lambda: data.scene_windows(
         synth, 1, args.seed + 1, GEOMETRY, workers, TURNED_BELOW_DEG, per_die=3, negatives_per_die=1.5, background=4))
     xs.append(x), ys.append(y), sources.append(np.full(len(y), -1))
-    key_negatives = f"{key}|{args.negatives} {','.join(NEGATIVE_KINDS)}"
+    key_negatives = negatives_key(key, args.negatives, args.text_negatives)
     x, y = cached(args.work, "negatives" + key_negatives, lambda: data.scene_windows(
         negatives, 1, args.seed + 8, GEOMETRY, workers, TURNED_BELOW_DEG, per_die=0, negatives_per_die=0,
         background=24))
@@ -908,6 +922,7 @@ def main(argv: list[str] | None = None) -> int:
     notes = {"seed": args.seed, "net_seed": net_seed, "photo_sets": set_names, "synthetic": args.synthetic,
              "marbled": args.marbled, "smoky": args.smoky, "game": args.game, "steep": args.steep,
              **({"colours": args.colours} if args.colours else {}), "negatives": args.negatives,
+             **({"text_negatives": args.text_negatives} if args.text_negatives else {}),
              "mine": args.mine, "detector": photo_sets.detector_record(args.detector),
              **({"turned_from_above_deg": TURNED_BELOW_DEG} if TURNED_BELOW_DEG > 0 else {}),
              **({"photos_from_above": list(PHOTOS_FROM_ABOVE)} if PHOTOS_FROM_ABOVE else {}),

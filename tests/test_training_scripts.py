@@ -502,9 +502,10 @@ def test_a_classifier_trained_to_the_end_records_where_it_trained_and_what_it_wa
         "--photos", str(tiny_photo_set(tmp_path / "photos", 12)), "--work", str(tmp_path / "work"), "--out", str(out),
         "--synthetic", "2", "--marbled", "0", "--smoky", "0", "--game", "0", "--negatives", "2", "--epochs", "1",
         "--per-epoch", "256", "--hard", "6", "--hard-epochs", "2", "--hard-photo-share", "0.05",
-        "--hard-camouflaged", "2", "--hard-boards", "3", "--hard-text", "4", "--colours", "1"]) == 0
+        "--hard-camouflaged", "2", "--hard-boards", "3", "--hard-text", "4", "--colours", "1",
+        "--text-negatives", "2"]) == 0
     trained = json.loads(out.with_suffix(".json").read_text())["trained"]
-    assert trained["colours"] == 1
+    assert trained["colours"] == 1 and trained["negatives"] == 2 and trained["text_negatives"] == 2
     assert [(leg["device"], leg["torch"], leg["done"]) for leg in trained["legs"]] == [("cpu", torch.__version__, [0, 1])]
     hard = trained["hard"]
     # the barely trained network keeps some detections in the six no-dice pictures as dice
@@ -553,6 +554,16 @@ def test_a_classifier_loaded_from_its_onnx_file_reads_as_the_network_it_was_and_
         assert norms and not any(m.training for m in norms)
         loaded(x)  # a training step's forward pass does not move the statistics
         assert all(torch.equal(m.running_mean, torch.zeros_like(m.running_mean)) for m in norms)
+
+
+def test_pictures_of_printed_words_added_to_the_training_change_its_windows_key_and_only_then() -> None:
+    train_classifier = scripts_module("train_classifier")
+    plain = train_classifier.negatives_key("k", 2000, 0)
+    # the key runs made before the option existed: their cached windows and checkpoints stay theirs
+    assert plain == "k|2000 text,grid,checkerboard,gradient,noise,wood,headline"
+    with_text = {train_classifier.negatives_key("k", 2000, n) for n in (1000, 2000)}
+    assert plain not in with_text and len(with_text) == 2
+    assert train_classifier.option_parser().parse_args(["--text-negatives", "500"]).text_negatives == 500
 
 
 def test_fine_tunings_of_one_network_with_other_seeds_or_lessons_do_not_resume_each_other(tmp_path: Path,
