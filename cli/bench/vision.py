@@ -50,8 +50,9 @@ from lab.reader_eval.read_sets import read_negatives, read_photos
 from lab.reader_eval.scenes import scene_copies
 from lab.synth.clutter import NEGATIVE_KINDS
 from lab.synth.manifest import LOOKS
-from vision.reader.classifier import use_model
+from vision.reader.classifier import use_model as use_classifier
 from vision.reader.detector import THRESHOLD, detector
+from vision.reader.detector import use_model as use_detector
 from vision.reader.reader import load_models, read_dice
 from vision.reading import SURE_CONFIDENCE
 
@@ -107,6 +108,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--classifier", type=Path, metavar="MODEL",
                         help="read values with this trained model file instead of the reader's own "
                              "(to compare models made by scripts/train_classifier.py)")
+    parser.add_argument("--detector", type=Path, metavar="MODEL",
+                        help="find dice with this trained model file instead of the reader's own "
+                             "(to compare models made by scripts/train_detector.py)")
     parser.set_defaults(handler=run)
 
 
@@ -143,11 +147,13 @@ def run(args: argparse.Namespace) -> int:
               file=sys.stderr)
         return 2
     cv2.setNumThreads(args.threads)
-    if args.classifier is not None:
+    for model, use_model in ((args.classifier, use_classifier), (args.detector, use_detector)):
+        if model is None:
+            continue
         try:
-            use_model(args.classifier)
+            use_model(model)
         except (OSError, ValueError, KeyError) as error:
-            print(f"cubilete bench vision: cannot load the model {args.classifier}: {error}", file=sys.stderr)
+            print(f"cubilete bench vision: cannot load the model {model}: {error}", file=sys.stderr)
             return 2
     if args.debug_dir is not None:
         try:

@@ -106,6 +106,30 @@ def test_bench_vision_can_compare_another_classifier_model(tmp_path: Path, capsy
     assert len(err) == 1 and "broken.npz" in err[0]
 
 
+def test_bench_vision_can_compare_another_detector_model(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from lab import synth
+    from vision.reader import detector
+
+    manifest = synth.write_manifest(tmp_path, n=2, seed=5)
+    assert main(["bench", "vision", "--manifest", str(manifest), "--json"]) == 0
+    own = json.loads(capsys.readouterr().out)
+    copy = tmp_path / "copy.onnx"  # the shipped detector under another name: the same figures
+    copy.write_bytes(detector.MODEL_PATH.read_bytes())
+    copy.with_suffix(".json").write_bytes(detector.MODEL_PATH.with_suffix(".json").read_bytes())
+    shipped = detector.detector()
+    try:
+        assert main(["bench", "vision", "--manifest", str(manifest), "--json", "--detector", str(copy)]) == 0
+        assert json.loads(capsys.readouterr().out)["accuracy"] == own["accuracy"]
+        assert detector.detector() is not shipped  # the copy was loaded, not the shipped file kept
+        broken = tmp_path / "broken.onnx"
+        broken.write_bytes(b"not a model")
+        assert main(["bench", "vision", "--manifest", str(manifest), "--detector", str(broken)]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and "broken.onnx" in err[0]
+    finally:
+        detector.use_model(*detector.MODEL_PATHS)
+
+
 def test_bench_vision_suite_prints_a_row_per_set_and_the_negatives(tmp_path: Path,
                                                                   capsys: pytest.CaptureFixture[str]) -> None:
     from lab import synth
