@@ -578,10 +578,13 @@ def export_onnx(model, path: Path, notes: dict) -> None:
         model = copy.deepcopy(model).cpu()
     model.eval()
     tmp = path.with_name(path.name + ".part")
+    # The input is declared INPUT_SIDE x INPUT_SIDE, not of any height and width: OpenCV 4's ONNX
+    # importer works out every layer's shape from the declared input and cannot with symbolic
+    # sides (its upsample-and-add fails to load). Its dnn, like OpenCV 5.0's classic engine, runs
+    # the network on an input of any shape all the same.
     with torch.no_grad():
         torch.onnx.export(model, (torch.zeros(1, 3, INPUT_SIDE, INPUT_SIDE),), str(tmp), dynamo=False,
-                          input_names=["x"], output_names=["maps"], opset_version=13, do_constant_folding=True,
-                          dynamic_axes={"x": {2: "H", 3: "W"}, "maps": {2: "h", 3: "w"}})
+                          input_names=["x"], output_names=["maps"], opset_version=13, do_constant_folding=True)
     os.replace(tmp, path)
     write_metadata(path, {"kind": KIND, "outputs": list(OUTPUT_NAMES), "input_side": INPUT_SIDE, "fill": FILL,
                           "input_scale": INPUT_SCALE, "stride": STRIDE, "align": ALIGN, "size_unit": SIZE_UNIT,

@@ -43,10 +43,22 @@ def test_the_detector_runs_in_opencv_as_in_torch(torch, tmp_path: Path, stages: 
     path = tmp_path / "detector.onnx"
     train_detector.export_onnx(model, path, {"note": "test"})
     assert json.loads(path.with_suffix(".json").read_text())["trained"] == {"note": "test"}
-    x = np.random.default_rng(1).standard_normal((1, 3, 96, 128)).astype(np.float32)
-    with torch.no_grad():
-        want = model(torch.from_numpy(x)).numpy()[0]
-    np.testing.assert_allclose(DieDetector(path).maps(x), want, rtol=1e-3, atol=1e-3)
+    detector = DieDetector(path)
+    for shape in ((1, 3, 96, 128), (1, 3, 160, 96)):  # neither the shape it was exported at
+        x = np.random.default_rng(1).standard_normal(shape).astype(np.float32)
+        with torch.no_grad():
+            want = model(torch.from_numpy(x)).numpy()[0]
+        np.testing.assert_allclose(detector.maps(x), want, rtol=1e-3, atol=1e-3)
+
+
+def test_the_detector_declares_an_input_of_a_fixed_size_which_opencv_4_needs_to_load_it(torch, tmp_path: Path) -> None:
+    import onnx
+    import train_detector
+
+    path = tmp_path / "detector.onnx"
+    train_detector.export_onnx(train_detector.torch_model(), path, {})
+    declared = onnx.load(str(path)).graph.input[0].type.tensor_type.shape.dim
+    assert [dim.dim_value for dim in declared] == [1, 3, train_detector.INPUT_SIDE, train_detector.INPUT_SIDE]
 
 
 def test_the_classifier_runs_in_opencv_as_in_torch(torch, tmp_path: Path) -> None:
