@@ -513,15 +513,16 @@ def test_a_classifier_trained_to_the_end_records_where_it_trained_and_what_it_wa
     assert train_classifier.main([
         "--photos", str(tiny_photo_set(tmp_path / "photos", 12)), "--work", str(tmp_path / "work"), "--out", str(out),
         "--synthetic", "2", "--marbled", "0", "--smoky", "0", "--game", "0", "--negatives", "2", "--epochs", "1",
-        "--per-epoch", "256", "--hard", "6", "--hard-epochs", "2", "--hard-photo-share", "0.05",
+        "--per-epoch", "256", "--hard", "12", "--hard-epochs", "2", "--hard-photo-share", "0.05",
         "--hard-camouflaged", "2", "--hard-boards", "3", "--hard-text", "4", "--colours", "1",
         "--text-negatives", "2"]) == 0
     trained = json.loads(out.with_suffix(".json").read_text())["trained"]
     assert trained["colours"] == 1 and trained["negatives"] == 2 and trained["text_negatives"] == 2
     assert [(leg["device"], leg["torch"], leg["done"]) for leg in trained["legs"]] == [("cpu", torch.__version__, [0, 1])]
     hard = trained["hard"]
-    # the barely trained network keeps some detections in the six no-dice pictures as dice
-    assert hard["pictures"] == 6 and hard["dice_found"] > 0 and hard["scales"] == [1.0, 1.25]
+    # the barely trained network keeps some detections in the twelve no-dice pictures as dice (the
+    # shipped detector finds 2 to 3 things in the fourth and 9 to 11 in the twelfth, under OpenCV 4.14 or 5.0)
+    assert hard["pictures"] == 12 and hard["dice_found"] > 0 and hard["scales"] == [1.0, 1.25]
     # one of the twelve photos is held out; the reader finds the one die of the others, on its label
     photos = hard["photos"]
     assert photos["share"] == 0.05 and photos["pictures"] == 11
@@ -705,7 +706,7 @@ def test_a_classifier_started_from_a_network_only_fine_tunes_it(torch, tmp_path:
     start = tmp_path / "start.onnx"
     assert train_classifier.main(tiny + ["--epochs", "1", "--out", str(start)]) == 0
     out = tmp_path / "tuned.onnx"
-    assert train_classifier.main(tiny + ["--start-from", str(start), "--hard", "4", "--hard-epochs", "1",
+    assert train_classifier.main(tiny + ["--start-from", str(start), "--hard", "12", "--hard-epochs", "1",
                                          "--out", str(out)]) == 0
     trained = json.loads(out.with_suffix(".json").read_text())["trained"]
     assert trained["start_from"]["file"] == "start.onnx"
@@ -714,7 +715,7 @@ def test_a_classifier_started_from_a_network_only_fine_tunes_it(torch, tmp_path:
     assert out.read_bytes() != start.read_bytes()
     # upright windows: cut anew, fine-tuned on its own checkpoint, and read upright by the reader
     upright = tmp_path / "upright.onnx"
-    assert train_classifier.main(tiny + ["--start-from", str(start), "--hard", "4", "--hard-epochs", "1", "--upright",
+    assert train_classifier.main(tiny + ["--start-from", str(start), "--hard", "12", "--hard-epochs", "1", "--upright",
                                          "--out", str(upright)]) == 0
     meta = json.loads(upright.with_suffix(".json").read_text())
     assert meta["upright"] is True and [leg["done"] for leg in meta["trained"]["hard"]["legs"]] == [[0, 1]]
@@ -722,12 +723,12 @@ def test_a_classifier_started_from_a_network_only_fine_tunes_it(torch, tmp_path:
     assert "upright" not in json.loads(out.with_suffix(".json").read_text())
     assert "turned_from_above_deg" not in meta["trained"]
     turned = tmp_path / "turned.onnx"
-    assert train_classifier.main(tiny + ["--start-from", str(start), "--hard", "4", "--hard-epochs", "1", "--upright",
+    assert train_classifier.main(tiny + ["--start-from", str(start), "--hard", "12", "--hard-epochs", "1", "--upright",
                                          "--turn-from-above", "5", "--out", str(turned)]) == 0
     meta = json.loads(turned.with_suffix(".json").read_text())
     assert meta["upright"] is True and meta["trained"]["turned_from_above_deg"] == 5
     assert "photos_from_above" not in meta["trained"]
-    assert train_classifier.main(tiny + ["--start-from", str(start), "--hard", "4", "--hard-epochs", "1", "--upright",
+    assert train_classifier.main(tiny + ["--start-from", str(start), "--hard", "12", "--hard-epochs", "1", "--upright",
                                          "--turn-from-above", "5", "--photos-from-above", "tiny", "--hard-photo-share",
                                          "0.2", "--out", str(turned)]) == 0
     assert json.loads(turned.with_suffix(".json").read_text())["trained"]["photos_from_above"] == ["tiny"]

@@ -1,5 +1,6 @@
-"""The reader's networks are run on OpenCV's classic dnn engine where OpenCV has a choice, and
-that engine computes what the new one does for both shipped networks."""
+"""The reader's networks are run on OpenCV's classic dnn engine where OpenCV has a choice, that
+engine computes what the new one does for both shipped networks, and the detector runs on
+inputs of any size."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import pytest
 from vision.reader import model_file
 from vision.reader.classifier import MODEL_PATH as CLASSIFIER_PATH
 from vision.reader.detector import MODEL_PATH as DETECTOR_PATH
+from vision.reader.detector import OUTPUTS, STRIDE
 from vision.reader.model_file import ModelFileError, load_network
 
 
@@ -53,6 +55,13 @@ def test_the_classic_engine_computes_what_the_new_one_does(path: Path, shape: tu
         outputs.append(net.forward())
     assert outputs[0].shape == outputs[1].shape
     assert np.abs(outputs[0] - outputs[1]).max() <= 1e-3 * max(1.0, float(np.abs(outputs[1]).max()))
+
+
+@pytest.mark.parametrize("height, width", [(256, 320), (480, 352), (160, 128)])
+def test_the_shipped_detector_runs_on_inputs_of_other_sizes_than_the_one_it_declares(height: int, width: int) -> None:
+    net, _ = load_network(DETECTOR_PATH, "die detector")  # declared 320 x 320, which OpenCV 4 needs to load it
+    net.setInput(np.random.default_rng(5).normal(0.0, 1.0, (1, 3, height, width)).astype(np.float32))
+    assert net.forward().shape == (1, OUTPUTS, height // STRIDE, width // STRIDE)
 
 
 @pytest.mark.parametrize("path", [Path(""), Path("/")])
