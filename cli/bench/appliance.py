@@ -58,7 +58,7 @@ def _service(work: Path, name: str, camera: str, buttons: str) -> tuple[dict, fl
 
 def _memory_parts(stats: dict) -> str:
     return (f"    of which program files mapped from the page cache {stats.get('file_rss_mb', 0.0):.1f} MB at the end "
-            f"(more when the cache holds them already); allocated by the service: peak "
+            f"(more when the cache holds them in large blocks, as after an install: README); allocated by the service: peak "
             f"{stats.get('peak_anon_mb', 0.0):.1f} MB")
 
 
