@@ -68,7 +68,7 @@ sys.path.insert(0, str(REPO / "scripts"))
 
 import photo_sets  # noqa: E402
 from checkpoints import checkpoint_path, close_leg, legs_with_new_one, trained_legs  # noqa: E402
-from lab.synth.clutter import NEGATIVE_KINDS  # noqa: E402
+from lab.synth.clutter import ALL_KINDS  # noqa: E402
 from processes import in_processes  # noqa: E402
 from vision.reader.detector import (ALIGN, COCKED, COS4, FILL, HEAT, INPUT_SCALE, INPUT_SIDE, KIND,  # noqa: E402
                                     LOG_SIZE, MODEL_PATH, OFFSET_X, OFFSET_Y, OUTPUT_NAMES, OUTPUTS, SIN4,
@@ -691,7 +691,7 @@ def parse_options(argv: list[str] | None = None) -> argparse.Namespace:
                         help="how much more a synthetic die's side faces weigh as places with no die")
     parser.add_argument("--negatives", type=int, default=600, help="pictures with no die")
     parser.add_argument("--negative-kinds", default=",".join(DETECTOR_NEGATIVE_KINDS),
-                        help=f"their kinds, comma-separated, of {', '.join(NEGATIVE_KINDS)}")
+                        help=f"their kinds, comma-separated, of {', '.join(ALL_KINDS)}")
     parser.add_argument("--synth-seed", type=int, default=7000)
     parser.add_argument("--val-synthetic", type=int, default=100, help="held-out synthetic scenes (seed + 1)")
     parser.add_argument("--steps", type=int, default=16000)
@@ -724,8 +724,8 @@ def parse_options(argv: list[str] | None = None) -> argparse.Namespace:
     if not args.side_weight >= 0:
         parser.error(f"--side-weight {args.side_weight}: a weight is 0 or more (1: side faces weigh as any place)")
     args.negative_kinds = tuple(k.strip() for k in args.negative_kinds.split(",") if k.strip())
-    if not args.negative_kinds or set(args.negative_kinds) - set(NEGATIVE_KINDS):
-        parser.error(f"--negative-kinds {','.join(args.negative_kinds)!r}: give some of {', '.join(NEGATIVE_KINDS)}")
+    if not args.negative_kinds or set(args.negative_kinds) - set(ALL_KINDS):
+        parser.error(f"--negative-kinds {','.join(args.negative_kinds)!r}: give some of {', '.join(ALL_KINDS)}")
     if args.device.startswith("cuda") and not args.render_only:
         import torch  # before the scenes are rendered, which can take 20 minutes
 

@@ -48,7 +48,7 @@ from lab.reader_eval.detector_eval import match_detections
 from lab.reader_eval.evaluate import format_summary, load_split, match_centres, percentile, summarise
 from lab.reader_eval.read_sets import read_negatives, read_photos
 from lab.reader_eval.scenes import scene_copies
-from lab.synth.clutter import NEGATIVE_KINDS
+from lab.synth.clutter import ALL_KINDS, NEGATIVE_KINDS
 from lab.synth.manifest import LOOKS
 from vision.reader.classifier import use_model as use_classifier
 from vision.reader.detector import THRESHOLD, detector
@@ -84,9 +84,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--negatives", type=int, metavar="N", default=0,
                         help="also read N seeded pictures with no die (text, headlines, grids, checkerboards, "
                              "gradients, noise, wood; seed --seed) and count the dice found in them")
-    parser.add_argument("--negatives-kinds", nargs="+", choices=NEGATIVE_KINDS, metavar="KIND",
+    parser.add_argument("--negatives-kinds", nargs="+", choices=ALL_KINDS, metavar="KIND",
                         help="only these kinds of no-dice pictures, in turn (default every kind: "
-                             f"{', '.join(NEGATIVE_KINDS)})")
+                             f"{', '.join(NEGATIVE_KINDS)}; also lab-text and lab-headline, printed words in "
+                             "the lab's own faces, the same under every OpenCV)")
     parser.add_argument("--negatives-count", type=int, metavar="N",
                         help="read those pictures again told N dice, as the device reads a throw: how often an "
                              "empty tray is offered dice to confirm")

@@ -9,6 +9,10 @@
   gradient      smooth linear or radial shading,
   noise         random texture from fine grain to large blotches,
   wood          a counter's wood grain;
+and, only when named, the printed words again in the lab's own faces (`lettering`), which
+every OpenCV draws alike where OpenCV's own `putText` faces differ from 4 to 5:
+  lab-text      as text,
+  lab-headline  as headline;
 and `clutter_strip` paints such a picture over one edge of a dice scene where no die is
 (a keyboard, a newspaper, a board game's art at the frame's edge). Pictures are seen
 through the same camera faults as the dice scenes: perspective, blur, noise, JPEG.
@@ -18,14 +22,21 @@ Everything comes from the generator given, so a seed gives the same picture anyw
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from typing import Any
 
 import cv2
 import numpy as np
 
+from .lettering import Face, draw_text, random_face, text_width
 from .textures import smooth_noise
 
 NEGATIVE_KINDS = ("text", "grid", "checkerboard", "gradient", "noise", "wood", "headline")
 TEXT_KINDS = ("text", "headline")  # printed words: where a reader's sure dice on no-dice pictures lie
+# text and headline again in the lab's own faces, drawn only when asked for by name: the same
+# pictures under every OpenCV, in faces no network learnt from OpenCV's
+LAB_TEXT_KINDS = ("lab-text", "lab-headline")
+ALL_KINDS = NEGATIVE_KINDS + LAB_TEXT_KINDS
 _FONTS = (cv2.FONT_HERSHEY_SIMPLEX, cv2.FONT_HERSHEY_DUPLEX, cv2.FONT_HERSHEY_COMPLEX, cv2.FONT_HERSHEY_TRIPLEX,
           cv2.FONT_HERSHEY_PLAIN, cv2.FONT_HERSHEY_COMPLEX_SMALL, cv2.FONT_HERSHEY_SCRIPT_SIMPLEX)
 _LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789....,,::;;$%&()-+*ñé"
@@ -48,36 +59,96 @@ def _paper(rng: np.random.Generator, height: int, width: int) -> tuple[np.ndarra
     return paper, _colour(rng, not light), _colour(rng, None)
 
 
-def _text(rng: np.random.Generator, height: int, width: int) -> np.ndarray:
-    image, ink, accent = _paper(rng, height, width)
+class _HersheyPen:
+    """Words in one of OpenCV's `putText` faces (which OpenCV 4 and 5 draw differently)."""
+
+    def __init__(self, font: int, scale: float, thickness: int) -> None:
+        self.font, self.scale, self.thickness = font, scale, thickness
+        self.height = cv2.getTextSize("Ag", font, scale, thickness)[0][1]
+
+    def write(self, image: np.ndarray, word: str, x: int, y: int, colour: tuple) -> int:
+        """Draw `word` with its baseline at (x, y); the pixels to the next word."""
+        cv2.putText(image, word, (x, y), self.font, self.scale, colour, self.thickness, cv2.LINE_AA)
+        return cv2.getTextSize(word + " ", self.font, self.scale, self.thickness)[0][0]
+
+    def star(self, image: np.ndarray, centre: tuple[int, int], dot: int, ink: tuple) -> None:
+        cv2.putText(image, "*", (centre[0] - dot, centre[1] + 2 * dot), self.font, dot / 6, ink,
+                    max(1, dot // 2), cv2.LINE_AA)
+
+
+class _LetteringPen:
+    """Words in a face of the lab's own (`lettering`), the same under every OpenCV."""
+
+    def __init__(self, face: Face, height: float) -> None:
+        self.face, self.cap = face, height
+        self.height = int(round(height))
+        self.thickness = max(1, int(round(face.weight * height)))
+
+    def write(self, image: np.ndarray, word: str, x: int, y: int, colour: tuple) -> int:
+        draw_text(image, word, (x, y), self.cap, self.face, colour)
+        return int(round(text_width(word + " ", self.cap, self.face)))
+
+    def star(self, image: np.ndarray, centre: tuple[int, int], dot: int, ink: tuple) -> None:
+        size = 4.0 * dot
+        draw_text(image, "*", (centre[0] - 0.28 * size, centre[1] + 0.75 * size), size, self.face, ink)
+
+
+# How each kind of printed words picks its pen: text once per picture, headlines a face per
+# picture and a size per line. The Hershey ones draw from the generator in the order they always
+# have, so their pictures stay as every kept figure saw them.
+def _hershey_text_pen(rng: np.random.Generator) -> _HersheyPen:
     font = _FONTS[int(rng.integers(len(_FONTS)))]
     scale = float(rng.uniform(0.35, 2.2))
-    thickness = int(rng.integers(1, 4))
-    line = int(cv2.getTextSize("Ag", font, scale, thickness)[0][1] * rng.uniform(1.6, 2.6)) + 2
+    return _HersheyPen(font, scale, int(rng.integers(1, 4)))
+
+
+def _lettering_text_pen(rng: np.random.Generator) -> _LetteringPen:
+    return _LetteringPen(random_face(rng), float(rng.uniform(7, 50)))
+
+
+def _hershey_headline_face(rng: np.random.Generator) -> int:
+    return _FONTS[int(rng.integers(4))]  # the four upright faces; the small and script ones stay thin
+
+
+def _hershey_headline_pen(rng: np.random.Generator, font: int) -> _HersheyPen:
+    scale = float(rng.uniform(1.4, 5.5))
+    return _HersheyPen(font, scale, int(rng.integers(2, max(3, int(3 * scale)))))
+
+
+def _lettering_headline_pen(rng: np.random.Generator, face: Face) -> _LetteringPen:
+    return _LetteringPen(face, float(rng.uniform(30, 125)))
+
+
+def _text(rng: np.random.Generator, height: int, width: int,
+          pen_for: Callable[[np.random.Generator], _HersheyPen | _LetteringPen] = _hershey_text_pen) -> np.ndarray:
+    image, ink, accent = _paper(rng, height, width)
+    pen = pen_for(rng)
+    line = int(pen.height * rng.uniform(1.6, 2.6)) + 2
     y = int(rng.integers(line // 2, 2 * line))
     while y < height + line:
         x = int(rng.integers(-20, 40))
         while x < width:
             word = "".join(_LETTERS[int(i)] for i in rng.integers(len(_LETTERS), size=int(rng.integers(1, 10))))
             colour = accent if rng.random() < 0.1 else ink
-            cv2.putText(image, word, (x, y), font, scale, colour, thickness, cv2.LINE_AA)
-            x += cv2.getTextSize(word + " ", font, scale, thickness)[0][0]
+            x += pen.write(image, word, x, y, colour)
             if rng.random() < 0.05:  # a bullet or a dotted leader, as on a menu
                 for k in range(int(rng.integers(1, 12))):
-                    cv2.circle(image, (x + 8 * k, y - line // 4), max(1, thickness), ink, -1, cv2.LINE_AA)
+                    cv2.circle(image, (x + 8 * k, y - line // 4), max(1, pen.thickness), ink, -1, cv2.LINE_AA)
                 x += 100
         y += line
     return image
 
 
-def _headline(rng: np.random.Generator, height: int, width: int) -> np.ndarray:
+def _headline(rng: np.random.Generator, height: int, width: int,
+              face_for: Callable[[np.random.Generator], Any] = _hershey_headline_face,
+              pen_for: Callable[[np.random.Generator, Any], _HersheyPen | _LetteringPen] = _hershey_headline_pen,
+              ) -> np.ndarray:
     image, ink, accent = _paper(rng, height, width)
-    font = _FONTS[int(rng.integers(4))]  # the four upright faces; the small and script ones stay thin
+    face = face_for(rng)
     y = int(rng.integers(0, 60))
     while y < height + 60:
-        scale = float(rng.uniform(1.4, 5.5))
-        thickness = int(rng.integers(2, max(3, int(3 * scale))))
-        line = cv2.getTextSize("Ag", font, scale, thickness)[0][1]
+        pen = pen_for(rng, face)
+        line = pen.height
         y += int(line * rng.uniform(1.3, 2.0))
         x = int(rng.integers(-line, line))
         while x < width:
@@ -88,8 +159,7 @@ def _headline(rng: np.random.Generator, height: int, width: int) -> np.ndarray:
                 for k in range(int(rng.integers(4, 16))):
                     centre = (x + step * k, y - line // 3)
                     if star:
-                        cv2.putText(image, "*", (centre[0] - dot, centre[1] + 2 * dot), font, dot / 6, ink,
-                                    max(1, dot // 2), cv2.LINE_AA)
+                        pen.star(image, centre, dot, ink)
                     else:
                         cv2.circle(image, centre, dot, ink, -1, cv2.LINE_AA)
                 x += step * 16
@@ -97,10 +167,17 @@ def _headline(rng: np.random.Generator, height: int, width: int) -> np.ndarray:
             pool = _ROUND if rng.random() < 0.6 else _LETTERS
             word = "".join(pool[int(i)] for i in rng.integers(len(pool), size=int(rng.integers(1, 6))))
             colour = accent if rng.random() < 0.2 else ink
-            cv2.putText(image, word, (x, y), font, scale, colour, thickness, cv2.LINE_AA)
-            x += cv2.getTextSize(word + " ", font, scale, thickness)[0][0]
+            x += pen.write(image, word, x, y, colour)
         y += line // 2
     return image
+
+
+def _lettering(rng: np.random.Generator, height: int, width: int) -> np.ndarray:
+    return _text(rng, height, width, _lettering_text_pen)
+
+
+def _lettered_headline(rng: np.random.Generator, height: int, width: int) -> np.ndarray:
+    return _headline(rng, height, width, lambda r: random_face(r, bold=True), _lettering_headline_pen)
 
 
 def _grid(rng: np.random.Generator, height: int, width: int) -> np.ndarray:
@@ -165,7 +242,7 @@ def _wood(rng: np.random.Generator, height: int, width: int) -> np.ndarray:
 
 
 _DRAW = {"text": _text, "grid": _grid, "checkerboard": _checkerboard, "gradient": _gradient, "noise": _noise,
-         "wood": _wood, "headline": _headline}
+         "wood": _wood, "headline": _headline, "lab-text": _lettering, "lab-headline": _lettered_headline}
 
 
 def _camera(rng: np.random.Generator, flat: np.ndarray, width: int, height: int) -> np.ndarray:
@@ -194,11 +271,11 @@ def _camera(rng: np.random.Generator, flat: np.ndarray, width: int, height: int)
 
 def negative_image(rng: np.random.Generator, width: int = 640, height: int = 480, kind: str | None = None,
                    kinds: tuple[str, ...] = NEGATIVE_KINDS) -> np.ndarray:
-    """A BGR uint8 picture of `kind` (one of NEGATIVE_KINDS; drawn from `kinds` when None) with no die."""
+    """A BGR uint8 picture of `kind` (one of ALL_KINDS; drawn from `kinds` when None) with no die."""
     if kind is None:
         kind = kinds[int(rng.integers(len(kinds)))]
     if kind not in _DRAW:
-        raise ValueError(f"unknown kind {kind!r}: one of {', '.join(NEGATIVE_KINDS)}")
+        raise ValueError(f"unknown kind {kind!r}: one of {', '.join(ALL_KINDS)}")
     side = int(math.ceil(1.5 * max(width, height)))  # room to turn and tilt without showing an edge
     return _camera(rng, np.asarray(_DRAW[kind](rng, side, side), np.float32), width, height)
 

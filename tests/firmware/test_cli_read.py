@@ -190,6 +190,10 @@ def test_bench_vision_reads_only_the_kinds_of_no_dice_pictures_it_is_given(
     monkeypatch.undo()
     assert main(["bench", "vision", "--negatives", "2", "--negatives-kinds", "text"]) == 0
     assert "negatives: 2 pictures with no die of text only (no count given)" in capsys.readouterr().out
+    # printed words in the lab's own faces are read only when named, never among every kind
+    assert main(["bench", "vision", "--negatives", "2", "--negatives-kinds", "lab-text", "lab-headline"]) == 0
+    assert "negatives: 2 pictures with no die of lab-text, lab-headline only" in capsys.readouterr().out
+    assert not {"lab-text", "lab-headline"} & set(NEGATIVE_KINDS)
     assert main(["bench", "vision", "--negatives", "2", "--negatives-kinds", "text", "--negatives-count", "5"]) == 0
     assert "of 2 pictures of text only offered dice to confirm" in capsys.readouterr().out
     assert main(["bench", "vision", "--negatives", "2"]) == 0
@@ -240,9 +244,9 @@ def test_bench_vision_needs_something_to_read(capsys: pytest.CaptureFixture[str]
 
 
 def test_negative_pictures_are_seeded() -> None:
-    from lab.synth.clutter import NEGATIVE_KINDS, negative_image
+    from lab.synth.clutter import ALL_KINDS, negative_image
 
-    for kind in NEGATIVE_KINDS:
+    for kind in ALL_KINDS:
         first = negative_image(np.random.default_rng([1, 2]), 160, 120, kind)
         assert first.shape == (120, 160, 3) and first.dtype == np.uint8
         assert np.array_equal(first, negative_image(np.random.default_rng([1, 2]), 160, 120, kind))
