@@ -4,8 +4,9 @@ OpenCV's `putText` faces are not one set of letters: OpenCV 4 draws its Hershey 
 a sans-serif of its own for the same names, so no-dice pictures of text drawn with it depend on
 the OpenCV that drew them, and a network trained on them has seen one face. The faces here are
 strokes on a grid (`GLYPHS`), drawn with `cv2.polylines` and `cv2.circle`, and varied by a
-`Face`: width, slant, weight and serifs. They are for no-dice pictures only; what they must look
-like is print to a die reader (round counters, dots, rows of figures), not any one real typeface.
+`Face`: width, slant, weight, spacing, serifs and dot size. They are for no-dice pictures only;
+what they must look like is print to a die reader (round counters, dots, rows of figures), not
+any one real typeface.
 
 A glyph's grid: x from 0 to its advance, y up from the baseline; capitals and figures are 6
 high, small letters 4 (ascenders 6, descenders to -2).
