@@ -8,6 +8,7 @@ Run it after `scripts/train_detector.py`: the windows it mines are where the shi
 looks (or the detector files given by `--detector`, to train for a candidate detector before it
 is shipped; it also finds tomitomi's faces). Options: [--detector FILE...] [--synthetic 3000]
 [--marbled 2000] [--smoky 600] [--colours 0] [--game 1500] [--steep 0] [--negatives 900] [--text-negatives 0]
+[--text-kinds text,headline]
 [--mine 1] [--widths 24,48,96]
 [--hidden 128] [--convs 1] [--window 48] [--die 36] [--epochs 20] [--per-epoch 100000]
 [--hard 0] [--hard-photo-share 0] [--hard-photo-count] [--hard-camouflaged 0] [--hard-boards 0] [--hard-text 0]
@@ -32,7 +33,10 @@ Data (see `scripts/classifier_data.py`); nothing of a manifest's `test` split is
   * `--negatives` pictures with no die (`lab.synth.clutter`: text, headlines, grids,
     checkerboards, gradients, noise, wood; seeds [seed + 7, i], never the bench's), and
     `--text-negatives` more of printed words only (text and headlines; seeds [seed + 21, i]):
-    windows anywhere on them and at the detector's detections, all "not a die";
+    windows anywhere on them and at the detector's detections, all "not a die"; `--text-kinds`
+    names the kinds of printed words it and `--hard-text` draw (`lab-text,lab-headline`: the
+    same layouts in the lab's own faces, `lab.synth.lettering`, so that a network taught one
+    family of letters can be read on the other);
   * with `--mine 1`, windows where the detector (`vision.reader.detector`, or `--detector`) finds
     something in the fitting scenes: its false detections as "not a die", its boxes of
     labelled dice as those dice;
@@ -104,7 +108,7 @@ sys.path.insert(0, str(ROOT / "scripts"))
 import classifier_data as data  # noqa: E402
 from checkpoints import checkpoint_path, close_leg, legs_with_new_one, trained_legs  # noqa: E402
 import photo_sets  # noqa: E402
-from lab.synth.clutter import NEGATIVE_KINDS, TEXT_KINDS  # noqa: E402
+from lab.synth.clutter import LAB_TEXT_KINDS, NEGATIVE_KINDS, TEXT_KINDS  # noqa: E402
 from vision.reader import classifier, detector  # noqa: E402
 from vision.reader.detector import ModelFiles  # noqa: E402
 from vision.reader.model_file import write_metadata  # noqa: E402
@@ -687,11 +691,18 @@ def seen_from_above(photos: list[data.Scene]) -> list[data.Scene]:
     return [replace(p, lean_deg=0.0) if from_above(p) else p for p in photos]
 
 
-def negatives_key(key: str, negatives: int, text_negatives: int) -> str:
+def negatives_key(key: str, negatives: int, text_negatives: int, text_kinds: tuple[str, ...] = TEXT_KINDS) -> str:
     """What the no-dice pictures' windows (and so the trained network) depend on besides `key`:
     a run without pictures of printed words added keeps the key it had before they could be."""
     return f"{key}|{negatives} {','.join(NEGATIVE_KINDS)}" \
-        + (f"|text {text_negatives} {','.join(TEXT_KINDS)}" if text_negatives else "")
+        + (f"|text {text_negatives} {','.join(text_kinds)}" if text_negatives else "")
+
+
+def hard_text_key(pictures: int, text_kinds: tuple[str, ...], reads_with: str) -> str:
+    """The cache key of the reader's finds in `--hard-text`'s pictures: runs of the default
+    kinds keep the key they had before the kinds could be chosen."""
+    kinds = "" if text_kinds == TEXT_KINDS else f"|{','.join(text_kinds)}"
+    return f"reader mistakes text|{pictures}{kinds}|{HARD_SCALES}|{reads_with}"
 
 
 def run_checkpoint(work: Path, windows_key: str, net_seed: int, args: argparse.Namespace) -> Path:
@@ -718,6 +729,9 @@ def option_parser() -> argparse.ArgumentParser:
     parser.add_argument("--text-negatives", type=int, default=0,
                         help="more pictures with no die, of printed words only (text and headlines), among "
                              "--negatives' in the training itself")
+    parser.add_argument("--text-kinds", default=",".join(TEXT_KINDS),
+                        help=f"the kinds of printed words --text-negatives and --hard-text draw, comma-separated, of "
+                             f"{', '.join(TEXT_KINDS + LAB_TEXT_KINDS)}")
     parser.add_argument("--widths", default=",".join(map(str, CONV_WIDTHS)),
                         help="channels of the conv stages, comma-separated (each halves the window)")
     parser.add_argument("--hidden", type=int, default=HIDDEN, help="units of the dense layer")
@@ -805,6 +819,10 @@ def main(argv: list[str] | None = None) -> int:
     if len(parts) < len(from_above) or {part for part in parts.values() if part} - set(FROM_ABOVE_PARTS):
         parser.error(f"--photos-from-above: give a set once, whole or as SET:PART, PART one of "
                      f"{', '.join(FROM_ABOVE_PARTS)} ({', '.join(FROM_ABOVE_PARTS.values())})")
+    args.text_kinds = tuple(k.strip() for k in args.text_kinds.split(",") if k.strip())
+    if not args.text_kinds or set(args.text_kinds) - set(TEXT_KINDS + LAB_TEXT_KINDS):
+        parser.error(f"--text-kinds {','.join(args.text_kinds)!r}: give some of "
+                     f"{', '.join(TEXT_KINDS + LAB_TEXT_KINDS)}")
     if args.hard_text and not args.hard:
         parser.error("--hard-text adds pictures of text to --hard's no-dice pictures: give --hard too")
     if args.hard_photo_count and not args.hard_photo_share:
@@ -845,7 +863,7 @@ def main(argv: list[str] | None = None) -> int:
         synth += data.synthetic_scenes(args.steep, args.seed + 5, args.work, log, kind="steep", workers=workers)
     negatives = data.negative_scenes(args.negatives, args.seed + 7, workers)
     if args.text_negatives:
-        negatives += data.negative_scenes(args.text_negatives, args.seed + 21, workers, TEXT_KINDS)
+        negatives += data.negative_scenes(args.text_negatives, args.seed + 21, workers, args.text_kinds)
     held_synth = data.synthetic_scenes(max(1, args.synthetic // 10), args.seed + 1000, args.work, log, workers=workers)
     held_game = data.synthetic_scenes(100, args.seed + 2000, args.work, log, kind="game", workers=workers)
     if args.render_only:
@@ -886,7 +904,7 @@ def main(argv: list[str] | None = None) -> int:
     x, y = cached(args.work, "synth" + key, lambda: data.scene_windows(
         synth, 1, args.seed + 1, GEOMETRY, workers, TURNED_BELOW_DEG, per_die=3, negatives_per_die=1.5, background=4))
     xs.append(x), ys.append(y), sources.append(np.full(len(y), -1))
-    key_negatives = negatives_key(key, args.negatives, args.text_negatives)
+    key_negatives = negatives_key(key, args.negatives, args.text_negatives, args.text_kinds)
     x, y = cached(args.work, "negatives" + key_negatives, lambda: data.scene_windows(
         negatives, 1, args.seed + 8, GEOMETRY, workers, TURNED_BELOW_DEG, per_die=0, negatives_per_die=0,
         background=24))
@@ -923,6 +941,8 @@ def main(argv: list[str] | None = None) -> int:
              "marbled": args.marbled, "smoky": args.smoky, "game": args.game, "steep": args.steep,
              **({"colours": args.colours} if args.colours else {}), "negatives": args.negatives,
              **({"text_negatives": args.text_negatives} if args.text_negatives else {}),
+             **({"text_kinds": list(args.text_kinds)}
+                if (args.text_negatives or args.hard_text) and args.text_kinds != TEXT_KINDS else {}),
              "mine": args.mine, "detector": photo_sets.detector_record(args.detector),
              **({"turned_from_above_deg": TURNED_BELOW_DEG} if TURNED_BELOW_DEG > 0 else {}),
              **({"photos_from_above": list(PHOTOS_FROM_ABOVE)} if PHOTOS_FROM_ABOVE else {}),
@@ -978,9 +998,10 @@ def taught_own_finds(model, x: np.ndarray, y: np.ndarray, source: np.ndarray, fi
     done = {"pictures": args.hard, "dice_found": len(hard_x) // per_die, "epochs": args.hard_epochs,
             "share": args.hard_share, "scales": list(HARD_SCALES)}
     if args.hard_text:
-        text_x, text_y = cached(args.work, f"reader mistakes text|{args.hard_text}|{HARD_SCALES}|{reads_with}",
+        text_x, text_y = cached(args.work, hard_text_key(args.hard_text, args.text_kinds, reads_with),
                                 lambda: data.reader_find_windows(
-                                    data.negative_scenes(args.hard_text, args.seed + 19, args.workers, TEXT_KINDS),
+                                    data.negative_scenes(args.hard_text, args.seed + 19, args.workers,
+                                                         args.text_kinds),
                                     args.seed + 20, GEOMETRY, HARD_SCALES, args.detector, before, args.workers,
                                     turned_below_deg=TURNED_BELOW_DEG))
         log(f"the reader found {len(text_x) // per_die} dice in {args.hard_text} pictures of text: {len(text_x)} "
@@ -1047,7 +1068,9 @@ def fine_tuning_checkpoint(work: Path, after: str, net_seed: int, args: argparse
                            ({"photo_count": True} if args.hard_photo_count else {}) |
                            ({"camouflaged": args.hard_camouflaged} if args.hard_camouflaged else {}) |
                            ({"boards": args.hard_boards} if args.hard_boards else {}) |
-                           ({"text": args.hard_text} if args.hard_text else {}))
+                           ({"text": args.hard_text} if args.hard_text else {}) |
+                           ({"text_kinds": list(args.text_kinds)}
+                            if args.hard_text and args.text_kinds != TEXT_KINDS else {}))
 
 
 def calibrate_and_save(out: Path, work: Path, model, held: dict[str, HeldOut], notes: dict, started: float) -> int:

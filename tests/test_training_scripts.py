@@ -577,6 +577,25 @@ def test_pictures_of_printed_words_added_to_the_training_change_its_windows_key_
     with_text = {train_classifier.negatives_key("k", 2000, n) for n in (1000, 2000)}
     assert plain not in with_text and len(with_text) == 2
     assert train_classifier.option_parser().parse_args(["--text-negatives", "500"]).text_negatives == 500
+    # the lab's faces make other windows; the default kinds keep the key they had before
+    lab_kinds = ("lab-text", "lab-headline")
+    assert train_classifier.negatives_key("k", 2000, 1000, ("text", "headline")) in with_text
+    assert train_classifier.negatives_key("k", 2000, 1000, lab_kinds) not in with_text | {plain}
+    assert train_classifier.negatives_key("k", 2000, 0, lab_kinds) == plain  # no printed words added, no kinds
+    reads_with = "r"
+    assert train_classifier.hard_text_key(2000, ("text", "headline"), reads_with) \
+        == f"reader mistakes text|2000|{train_classifier.HARD_SCALES}|r"
+    assert train_classifier.hard_text_key(2000, lab_kinds, reads_with) \
+        != train_classifier.hard_text_key(2000, ("text", "headline"), reads_with)
+
+
+def test_the_kinds_of_printed_words_are_named_on_the_command_line(torch, capsys) -> None:
+    train_classifier = scripts_module("train_classifier")
+    parse = train_classifier.option_parser().parse_args
+    assert parse([]).text_kinds == "text,headline"
+    with pytest.raises(SystemExit):
+        train_classifier.main(["--text-kinds", "lab-text,wood", "--render-only", "--work", "/nonexistent/x"])
+    assert "--text-kinds 'lab-text,wood': give some of text, headline, lab-text, lab-headline" in capsys.readouterr().err
 
 
 def test_fine_tunings_of_one_network_with_other_seeds_or_lessons_do_not_resume_each_other(tmp_path: Path,
@@ -585,7 +604,7 @@ def test_fine_tunings_of_one_network_with_other_seeds_or_lessons_do_not_resume_e
 
     train_classifier = scripts_module("train_classifier")
     lesson = dict(hard=4000, hard_epochs=3, hard_share=0.3, hard_photo_share=0.15, hard_camouflaged=0, hard_boards=0,
-                  hard_photo_count=False, hard_text=0)
+                  hard_photo_count=False, hard_text=0, text_kinds=("text", "headline"))
 
     def checkpoint(after: str = "start-0123456789ab", net_seed: int = 1, **changes) -> Path:
         return train_classifier.fine_tuning_checkpoint(tmp_path, after, net_seed, argparse.Namespace(**{**lesson, **changes}))
@@ -595,8 +614,9 @@ def test_fine_tunings_of_one_network_with_other_seeds_or_lessons_do_not_resume_e
     others = {checkpoint(net_seed=2), checkpoint(after="start-ba9876543210"), checkpoint(hard=2000),
               checkpoint(hard_epochs=4), checkpoint(hard_share=0.2), checkpoint(hard_photo_share=0.3),
               checkpoint(hard_camouflaged=500), checkpoint(hard_boards=1000), checkpoint(hard_photo_count=True),
-              checkpoint(hard_text=1000)}
-    assert plain not in others and len(others) == 10
+              checkpoint(hard_text=1000), checkpoint(hard_text=1000, text_kinds=("lab-text", "lab-headline"))}
+    assert plain not in others and len(others) == 11
+    assert checkpoint(text_kinds=("lab-text",)) == plain  # the kinds of no pictures read teach nothing
     monkeypatch.setattr(train_classifier, "GEOMETRY", dataclasses.replace(train_classifier.GEOMETRY, upright=True))
     assert checkpoint() not in others | {plain}  # upright windows teach another network
 
