@@ -823,6 +823,8 @@ def main(argv: list[str] | None = None) -> int:
     if not args.text_kinds or set(args.text_kinds) - set(TEXT_KINDS + LAB_TEXT_KINDS):
         parser.error(f"--text-kinds {','.join(args.text_kinds)!r}: give some of "
                      f"{', '.join(TEXT_KINDS + LAB_TEXT_KINDS)}")
+    if args.text_kinds != TEXT_KINDS and not (args.text_negatives or args.hard_text):
+        parser.error("--text-kinds chooses the printed words of --text-negatives and --hard-text: give one of them")
     if args.hard_text and not args.hard:
         parser.error("--hard-text adds pictures of text to --hard's no-dice pictures: give --hard too")
     if args.hard_photo_count and not args.hard_photo_share:

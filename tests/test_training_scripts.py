@@ -596,6 +596,9 @@ def test_the_kinds_of_printed_words_are_named_on_the_command_line(torch, capsys)
     with pytest.raises(SystemExit):
         train_classifier.main(["--text-kinds", "lab-text,wood", "--render-only", "--work", "/nonexistent/x"])
     assert "--text-kinds 'lab-text,wood': give some of text, headline, lab-text, lab-headline" in capsys.readouterr().err
+    with pytest.raises(SystemExit):  # kinds of pictures nothing draws are a mistake, not a no-op
+        train_classifier.main(["--text-kinds", "lab-text", "--render-only", "--work", "/nonexistent/x"])
+    assert "--text-kinds chooses the printed words of --text-negatives and --hard-text" in capsys.readouterr().err
 
 
 def test_fine_tunings_of_one_network_with_other_seeds_or_lessons_do_not_resume_each_other(tmp_path: Path,

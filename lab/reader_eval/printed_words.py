@@ -10,9 +10,10 @@ every reading here is of both families: OpenCV's faces (`text`, `headline`: what
 scripts draw by default) and the lab's own (`lab-text`, `lab-headline`, `lab.synth.lettering`:
 what they draw only when told). A network taught one family is judged on the other.
 
-The probe's seeds are its own: no training script and no `decide` reads them. Each seed's
-pictures are those of `cubilete bench vision --negatives N --negatives-kinds ... --seed S`, read
-the same way (`read_sets.read_negatives`), so either gives the same figures.
+The probe's pictures are its own: picture i of a seed is drawn from rng [seed, 10**6 + i], where
+the training scripts draw theirs from [seed, i], and `decide` reads other seeds (77 to 79). Each
+seed's pictures are those of `cubilete bench vision --negatives N --negatives-kinds ... --seed S`,
+read the same way (`read_sets.read_negatives`), so either gives the same figures.
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ def probe(pictures: int, seeds: tuple[int, ...]) -> dict[str, dict[int, dict]]:
             for family, kinds in FAMILIES.items()}
 
 
-def table(figures: dict[str, dict[int, dict]]) -> str:
+def table(figures: dict[str, dict[int, dict]], pictures: int) -> str:
     """One row per family and seed and one per family in all: sure dice, the pictures holding
     them, and every die found, sure or not."""
     lines = [f"{'printed words':<17} {'seed':>5} {'sure dice':>10} {'in pictures':>12} {'dice found':>11} "
@@ -52,7 +53,6 @@ def table(figures: dict[str, dict[int, dict]]) -> str:
         lines.append(f"{family:<17} {'all':>5} {sum(r['sure_extras'] for r in rows):>10} "
                      f"{sum(sum(r['pictures_with_sure_dice_by_kind'].values()) for r in rows):>12} "
                      f"{sum(r['extras'] for r in rows):>11} {sum(r['pictures_with_dice'] for r in rows):>12}")
-    pictures = next(iter(next(iter(figures.values())).values()))["photos"]
     lines.append(f"{pictures} pictures per family and seed; sure: confidence >= 0.9; OpenCV {cv2.__version__}")
     return "\n".join(lines)
 
@@ -78,7 +78,7 @@ def main(argv: list[str] | None = None) -> int:
         except (OSError, ValueError, KeyError) as error:
             print(f"printed_words: cannot load {', '.join(map(str, paths))}: {error}", file=sys.stderr)
             return 2
-    print(table(probe(args.pictures, tuple(args.seeds))))
+    print(table(probe(args.pictures, tuple(args.seeds)), args.pictures))
     return 0
 
 
