@@ -510,12 +510,13 @@ def CropStream(*args):  # noqa: N802 - a class made on demand (torch is imported
 # ------------------------------------------------------------------ the model
 
 
-def torch_model(layout: Layout = Layout()):
+def torch_model(layout: Layout = Layout(), convs: tuple[int, ...] | None = None):
     """A stride-2 stem, stages of (3x3 stride-2 conv, 3x3 conv) at strides 4, 8, 16 and 32,
     every conv followed by batch norm and ReLU; a top-down path brings the coarse features
     back to stride 4 (1x1 conv, nearest x2 upsample, add the stage's own features, 3x3 conv),
     and a 3x3 conv + 1x1 conv head gives the OUTPUTS maps. The coarse stages see a whole die
-    and its neighbours (big dice, touching dice); the stride-4 features place the centre."""
+    and its neighbours (big dice, touching dice); the stride-4 features place the centre.
+    `convs`: how many 3x3 convs each stage has after its stride-2 one (one each by default)."""
     import torch
     from torch import nn
 
@@ -538,9 +539,10 @@ def torch_model(layout: Layout = Layout()):
             self.down = nn.ModuleList()
             self.conv = nn.ModuleList()
             cin = layout.stem
-            for w in stages:
+            for w, n in zip(stages, convs or (1,) * len(stages)):
                 self.down.append(ConvBN(cin, w, 3, 2))
-                self.conv.append(ConvBN(w, w, 3))
+                # a stage of one conv keeps its module, so the default network's checkpoints still load
+                self.conv.append(ConvBN(w, w, 3) if n == 1 else nn.Sequential(*(ConvBN(w, w, 3) for _ in range(n))))
                 cin = w
             self.lateral = nn.ModuleList(ConvBN(stages[i + 1], stages[i], 1, relu=False) for i in range(len(stages) - 1))
             self.merge = nn.ModuleList(ConvBN(stages[i], stages[i], 3) for i in range(len(stages) - 1))
@@ -665,12 +667,12 @@ def evaluate(model_path: Path, samples: list[Sample], thresholds=(0.3, 0.4, 0.5)
 
 def run_checkpoint(args: argparse.Namespace, fit_photos: list[photo_sets.Photo]) -> Path:
     """The checkpoint of a run with these options on these photos (`checkpoints`)."""
-    # a run without added scenes (ADDED_SCENES), its side faces weighed as any place, keeps
-    # the checkpoint it had before those options existed
+    # a run without added scenes (ADDED_SCENES), its side faces weighed as any place and one
+    # conv a stage, keeps the checkpoint it had before those options existed
     return checkpoint_path(args.work, "checkpoint", {
         "options": {k: v for k, v in vars(args).items()
                     if k not in SPEED_OPTIONS and k != "negative_kinds" and not (k in ADDED_SCENES and not v)
-                    and not (k == "side_weight" and v == 1.0)},
+                    and not (k == "side_weight" and v == 1.0) and not (k == "stage_convs" and set(v) == {1})},
         "negative kinds": args.negative_kinds, "faces by": photo_sets.faces_hash(),
         "photos": sorted(f"{p.set_name}/{p.path.name}" for p in fit_photos), "label fixes": photo_sets.label_fixes_hash()})
 
@@ -710,6 +712,8 @@ def parse_options(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--stages", default=",".join(map(str, Layout.stages)),
                         help="channels of the stages at strides 4, 8, 16 and 32 (comma-separated)")
     parser.add_argument("--head", type=int, default=Layout.head, help="channels of the head's 3x3 conv")
+    parser.add_argument("--stage-convs", help="how many 3x3 convs each stage has after its stride-2 conv "
+                        "(comma-separated, one per stage; default one each)")
     parser.add_argument("--checkpoint-every", type=int, default=250)
     parser.add_argument("--render-only", action="store_true", help="only render the synthetic scenes")
     args = parser.parse_args(argv)
@@ -721,6 +725,16 @@ def parse_options(argv: list[str] | None = None) -> argparse.Namespace:
         # more than four stages would need inputs aligned to more than ALIGN pixels
         parser.error(f"--stem {args.stem} --stages {args.stages} --head {args.head}: a layout has two to four "
                      "stages and at least one channel everywhere")
+    stages = len(args.layout.stages)
+    try:
+        args.stage_convs = (tuple(int(n) for n in args.stage_convs.split(",")) if args.stage_convs
+                            else (1,) * stages)
+    except ValueError:
+        parser.error(f"--stage-convs {args.stage_convs!r}: give a count of convs per stage separated by commas, "
+                     "e.g. 1,1,2,2")
+    if len(args.stage_convs) != stages or not all(1 <= n <= 4 for n in args.stage_convs):
+        parser.error(f"--stage-convs {','.join(map(str, args.stage_convs))}: one count from 1 to 4 for each of the "
+                     f"{stages} stages")
     if not args.side_weight >= 0:
         parser.error(f"--side-weight {args.side_weight}: a weight is 0 or more (1: side faces weigh as any place)")
     args.negative_kinds = tuple(k.strip() for k in args.negative_kinds.split(",") if k.strip())
@@ -778,7 +792,7 @@ def main(argv: list[str] | None = None) -> int:
 
     checkpoint = run_checkpoint(args, fit_photos)
     device = torch.device(args.device)
-    model = torch_model(args.layout).to(device)
+    model = torch_model(args.layout, args.stage_convs).to(device)
     optimiser = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
     schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, max_lr=args.lr, total_steps=args.steps,
                                                    pct_start=0.05, final_div_factor=100)
@@ -832,7 +846,8 @@ def main(argv: list[str] | None = None) -> int:
              "photo_sets": sorted(real_train), "threads": args.threads, "workers": args.workers,
              "device": args.device, "training_minutes": round(minutes, 1),
              "legs": trained_legs(legs),
-             "layout": {"stem": args.layout.stem, "stages": list(args.layout.stages), "head": args.layout.head},
+             "layout": {"stem": args.layout.stem, "stages": list(args.layout.stages), "head": args.layout.head,
+                        "stage_convs": list(args.stage_convs)},
              "torch": torch.__version__}
     export_onnx(model, work_model, notes)
     figures = {name: evaluate(work_model, samples) for name, samples in sorted(real_val.items())}

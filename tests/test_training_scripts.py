@@ -28,14 +28,16 @@ def torch():
     sys.path.remove(str(SCRIPTS))
 
 
-@pytest.mark.parametrize("stages", ["16,24,40,64", "8,16,24"])
-def test_the_detector_runs_in_opencv_as_in_torch(torch, tmp_path: Path, stages: str) -> None:
+@pytest.mark.parametrize("layout", [["--stages", "16,24,40,64"], ["--stages", "8,16,24"],
+                                    ["--stages", "16,24,40,64", "--stage-convs", "1,1,2,2"]])
+def test_the_detector_runs_in_opencv_as_in_torch(torch, tmp_path: Path, layout: list[str]) -> None:
     import train_detector
 
     from vision.reader.detector import DieDetector
 
     torch.manual_seed(3)
-    model = train_detector.torch_model(train_detector.parse_options(["--stages", stages, "--head", "16"]).layout)
+    options = train_detector.parse_options([*layout, "--head", "16"])
+    model = train_detector.torch_model(options.layout, options.stage_convs)
     for module in model.modules():  # batch norm statistics as after training, not the identity
         if isinstance(module, torch.nn.BatchNorm2d):
             module.running_mean.uniform_(-0.5, 0.5)
@@ -188,11 +190,11 @@ def test_a_detector_run_with_other_training_options_does_not_resume_another_runs
     # another run does not: a longer schedule, other data, another network seed, other photos
     others = {checkpoint("--steps", "24000"), checkpoint("--lr", "0.001"), checkpoint("--negatives", "900"),
               checkpoint("--seed", "1"), checkpoint("--real-share", "0.6"), checkpoint("--stages", "8,16,24,32"),
-              checkpoint("--head", "16"), checkpoint("--steep", "500"), checkpoint("--blending", "500"),
+              checkpoint("--head", "16"), checkpoint("--stage-convs", "1,1,2,2"), checkpoint("--steep", "500"), checkpoint("--blending", "500"),
               checkpoint("--crowded", "500"), checkpoint("--boards", "500"), checkpoint("--side-weight", "4"),
               checkpoint("--negative-kinds", "text,grid,checkerboard,gradient,noise,wood,headline"),
               train_detector.run_checkpoint(train_detector.parse_options(["--work", str(tmp_path)]), photos[:0])}
-    assert plain not in others and len(others) == 14
+    assert plain not in others and len(others) == 15
     # a run without steep, blending, crowded or board scenes, weighing side faces as any place, or naming the kinds of no-dice pictures it always had, is the
     # run it was before those options existed
     assert checkpoint("--steep", "0") == plain
@@ -200,6 +202,7 @@ def test_a_detector_run_with_other_training_options_does_not_resume_another_runs
     assert checkpoint("--crowded", "0") == plain
     assert checkpoint("--boards", "0") == plain
     assert checkpoint("--side-weight", "1") == plain
+    assert checkpoint("--stage-convs", "1,1,1,1") == plain
     assert checkpoint("--negative-kinds", "text, grid,checkerboard,gradient,noise,wood") == plain
     # nor does a run on labels that a reviewed fix has since changed
     assert with_another_label_fix(checkpoint) != plain
@@ -567,6 +570,27 @@ def test_a_classifier_loaded_from_its_onnx_file_reads_as_the_network_it_was_and_
         assert norms and not any(m.training for m in norms)
         loaded(x)  # a training step's forward pass does not move the statistics
         assert all(torch.equal(m.running_mean, torch.zeros_like(m.running_mean)) for m in norms)
+
+
+def test_a_deeper_stage_adds_convs_there_and_a_network_of_one_conv_a_stage_keeps_its_modules(torch) -> None:
+    train_detector = scripts_module("train_detector")
+    plain = train_detector.torch_model()
+    deeper = train_detector.torch_model(train_detector.Layout(), (1, 1, 2, 3))
+    # the default network's checkpoints load into a network of one conv a stage named as such
+    assert set(train_detector.torch_model(train_detector.Layout(), (1, 1, 1, 1)).state_dict()) == set(plain.state_dict())
+    assert {k for k in deeper.state_dict() if not k.startswith(("conv.2.", "conv.3."))} == \
+        {k for k in plain.state_dict() if not k.startswith(("conv.2.", "conv.3."))}
+    convs = [sum(isinstance(m, torch.nn.Conv2d) for m in stage.modules()) for stage in deeper.conv]
+    assert convs == [1, 1, 2, 3]
+
+
+@pytest.mark.parametrize(("counts", "says"), [("1,1,2", "one count from 1 to 4 for each of the 4 stages"),
+                                              ("1,1,0,1", "one count from 1 to 4"), ("1,x,1,1", "give a count of convs")])
+def test_a_stage_depth_that_cannot_be_built_is_refused_with_a_clear_message(counts: str, says: str, capsys) -> None:
+    with pytest.raises(SystemExit) as stop:
+        scripts_module("train_detector").parse_options(["--stage-convs", counts])
+    assert stop.value.code == 2
+    assert says in capsys.readouterr().err
 
 
 def test_pictures_of_printed_words_added_to_the_training_change_its_windows_key_and_only_then() -> None:
