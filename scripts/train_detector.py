@@ -542,7 +542,8 @@ def torch_model(layout: Layout = Layout(), convs: tuple[int, ...] | None = None)
             for w, n in zip(stages, convs or (1,) * len(stages)):
                 self.down.append(ConvBN(cin, w, 3, 2))
                 # a stage of one conv keeps its module, so the default network's checkpoints still load
-                self.conv.append(ConvBN(w, w, 3) if n == 1 else nn.Sequential(*(ConvBN(w, w, 3) for _ in range(n))))
+                self.conv.append(ConvBN(w, w, 3) if n == 1
+                                 else nn.Sequential(*(ConvBN(w, w, 3) for _ in range(n))))
                 cin = w
             self.lateral = nn.ModuleList(ConvBN(stages[i + 1], stages[i], 1, relu=False) for i in range(len(stages) - 1))
             self.merge = nn.ModuleList(ConvBN(stages[i], stages[i], 3) for i in range(len(stages) - 1))
@@ -672,7 +673,8 @@ def run_checkpoint(args: argparse.Namespace, fit_photos: list[photo_sets.Photo])
     return checkpoint_path(args.work, "checkpoint", {
         "options": {k: v for k, v in vars(args).items()
                     if k not in SPEED_OPTIONS and k != "negative_kinds" and not (k in ADDED_SCENES and not v)
-                    and not (k == "side_weight" and v == 1.0) and not (k == "stage_convs" and set(v) == {1})},
+                    and not (k == "side_weight" and v == 1.0)
+                    and not (k == "stage_convs" and set(v) == {1})},
         "negative kinds": args.negative_kinds, "faces by": photo_sets.faces_hash(),
         "photos": sorted(f"{p.set_name}/{p.path.name}" for p in fit_photos), "label fixes": photo_sets.label_fixes_hash()})
 

@@ -190,13 +190,14 @@ def test_a_detector_run_with_other_training_options_does_not_resume_another_runs
     # another run does not: a longer schedule, other data, another network seed, other photos
     others = {checkpoint("--steps", "24000"), checkpoint("--lr", "0.001"), checkpoint("--negatives", "900"),
               checkpoint("--seed", "1"), checkpoint("--real-share", "0.6"), checkpoint("--stages", "8,16,24,32"),
-              checkpoint("--head", "16"), checkpoint("--stage-convs", "1,1,2,2"), checkpoint("--steep", "500"), checkpoint("--blending", "500"),
+              checkpoint("--head", "16"), checkpoint("--stage-convs", "1,1,2,2"), checkpoint("--steep", "500"),
+              checkpoint("--blending", "500"),
               checkpoint("--crowded", "500"), checkpoint("--boards", "500"), checkpoint("--side-weight", "4"),
               checkpoint("--negative-kinds", "text,grid,checkerboard,gradient,noise,wood,headline"),
               train_detector.run_checkpoint(train_detector.parse_options(["--work", str(tmp_path)]), photos[:0])}
     assert plain not in others and len(others) == 15
-    # a run without steep, blending, crowded or board scenes, weighing side faces as any place, or naming the kinds of no-dice pictures it always had, is the
-    # run it was before those options existed
+    # a run without steep, blending, crowded or board scenes, weighing side faces as any place, of one conv a
+    # stage, or naming the kinds of no-dice pictures it always had, is the run it was before those options existed
     assert checkpoint("--steep", "0") == plain
     assert checkpoint("--blending", "0") == plain
     assert checkpoint("--crowded", "0") == plain
@@ -576,8 +577,9 @@ def test_a_deeper_stage_adds_convs_there_and_a_network_of_one_conv_a_stage_keeps
     train_detector = scripts_module("train_detector")
     plain = train_detector.torch_model()
     deeper = train_detector.torch_model(train_detector.Layout(), (1, 1, 2, 3))
-    # the default network's checkpoints load into a network of one conv a stage named as such
-    assert set(train_detector.torch_model(train_detector.Layout(), (1, 1, 1, 1)).state_dict()) == set(plain.state_dict())
+    # one conv a stage, named, is the default network module for module: its checkpoints load
+    one_each = train_detector.torch_model(train_detector.Layout(), (1, 1, 1, 1))
+    assert set(one_each.state_dict()) == set(plain.state_dict())
     assert {k for k in deeper.state_dict() if not k.startswith(("conv.2.", "conv.3."))} == \
         {k for k in plain.state_dict() if not k.startswith(("conv.2.", "conv.3."))}
     convs = [sum(isinstance(m, torch.nn.Conv2d) for m in stage.modules()) for stage in deeper.conv]
@@ -585,7 +587,8 @@ def test_a_deeper_stage_adds_convs_there_and_a_network_of_one_conv_a_stage_keeps
 
 
 @pytest.mark.parametrize(("counts", "says"), [("1,1,2", "one count from 1 to 4 for each of the 4 stages"),
-                                              ("1,1,0,1", "one count from 1 to 4"), ("1,x,1,1", "give a count of convs")])
+                                              ("1,1,0,1", "one count from 1 to 4"),
+                                              ("1,x,1,1", "give a count of convs")])
 def test_a_stage_depth_that_cannot_be_built_is_refused_with_a_clear_message(counts: str, says: str, capsys) -> None:
     with pytest.raises(SystemExit) as stop:
         scripts_module("train_detector").parse_options(["--stage-convs", counts])
