@@ -68,7 +68,9 @@ Windows are cut the way the reader cuts them (`vision.reader.windows`), with the
 errors simulated (centre off by up to 20% of the edge, size x0.8..1.25, angle +-15 degrees,
 15% at any angle), worse cameras simulated (die shrunk to 14..40 px and re-JPEGed), and
 colours changed at every epoch (hue turned, channels swapped, greyscale, inverted, gamma,
-contrast, noise, blur, glare). Each epoch draws `--real-share` of its windows from the photos (each set
+contrast, noise, blur, glare); with `--blind-share`, that share of the dice's windows is also
+blurred at the pips' scale and noised, and taught as a die of any value alike (`drowned_pips`).
+Each epoch draws `--real-share` of its windows from the photos (each set
 in proportion to the square root of its windows, so no one camera dominates) and the rest
 from the synthetic scenes and no-dice pictures. Network: stages of `--convs` (3x3 conv +
 batch-norm + ReLU) and a max-pool, of `--widths` channels, a dense layer of `--hidden`, eight
@@ -128,6 +130,9 @@ HARD_SCALES = tuple((1.0, *SCALE_LOOKS)[look] for look in LOOKS_FOR_A_DIE)
 CAMOUFLAGED_SHARE = 0.05  # --hard-camouflaged: share of a fine-tuning epoch's windows from those scenes
 BOARDS_SHARE = 0.05  # --hard-boards: share of a fine-tuning epoch's windows from the reader's finds on boards
 HARD_EPOCHS_FROM = 1000  # fine-tuning epoch e draws its windows as epoch 1000 + e, apart from training's
+BLIND = CLASSES  # the target of a window whose pips were drowned (`--blind-share`): a die, any value alike
+BLIND_SHARE = 0.0  # --blind-share
+BLIND_BLUR = (0.15, 0.25)  # drowning blur's sigma, in top-face edges: pips a quarter of the face apart run together
 
 
 def log(*parts: object) -> None:
@@ -261,6 +266,43 @@ def photometric(batch: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return np.clip(x + 0.5, 0, 255).astype(np.uint8)
 
 
+def drowned_pips(batch: np.ndarray, y: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """The batch with a share `BLIND_SHARE` of its dice's windows (a value's class) blurred at the
+    scale of the face's pips and noised, so that the die's outline stays and no pip can be
+    counted, their target `BLIND`: a die whose value the window cannot say. Windows of no die,
+    and cocked dice, are kept."""
+    drown = np.nonzero((y >= 1) & (y <= 6) & (rng.random(len(y)) < BLIND_SHARE))[0]
+    if not len(drown):
+        return batch, y
+    batch, y = batch.copy(), y.copy()
+    bank = noise_bank(batch.shape[1])
+    for i in drown:
+        sigma = rng.uniform(*BLIND_BLUR) * GEOMETRY.die_px
+        x = cv2.GaussianBlur(batch[i].astype(np.float32), (0, 0), sigma)
+        x += bank[rng.integers(0, len(bank))] * rng.uniform(1, 9)
+        batch[i] = np.clip(x + 0.5, 0, 255).astype(np.uint8)
+    y[drown] = BLIND
+    return batch, y
+
+
+def value_loss(logits, targets, class_weight):
+    """Training's loss: the class-weighted cross-entropy of the windows of a class, and for
+    those drowned by `drowned_pips` (target `BLIND`) the cross-entropy against every value
+    alike, weighed as an average value class; each window counts once."""
+    import torch.nn.functional as F
+
+    blind = targets == BLIND
+    if not bool(blind.any()):
+        return F.cross_entropy(logits, targets, weight=class_weight)
+    plain = ~blind
+    n_plain, n_blind = int(plain.sum()), int(blind.sum())
+    blind_loss = -F.log_softmax(logits[blind], dim=1)[:, 1:7].mean(dim=1).mean() * class_weight[1:7].mean()
+    if not n_plain:
+        return blind_loss
+    plain_loss = F.cross_entropy(logits[plain], targets[plain], weight=class_weight)
+    return (n_plain * plain_loss + n_blind * blind_loss) / (n_plain + n_blind)
+
+
 # ----------------------------------------------------------------------------- the network
 
 
@@ -387,7 +429,10 @@ class EpochBatches:
 
         take = self.index[b * self.batch:(b + 1) * self.batch]
         rng = np.random.default_rng([self.seed, self.epoch, b])
-        return to_channels(photometric(self.x[take], rng)), torch.from_numpy(self.y[take])
+        batch, y = photometric(self.x[take], rng), self.y[take]
+        if BLIND_SHARE:  # from a generator of its own, so that every other window is drawn as without it
+            batch, y = drowned_pips(batch, y, np.random.default_rng([self.seed, self.epoch, b, 1]))
+        return to_channels(batch), torch.from_numpy(y)
 
 
 def one_thread(_worker: int) -> None:
@@ -507,7 +552,6 @@ def run_epochs(model, weights: np.ndarray, windows_of, epochs: int, steps_per_ep
     up to `max_lr`; after every epoch the state is saved to `checkpoint`, and a run that finds
     it goes on from there."""
     import torch
-    import torch.nn.functional as F
 
     where = torch.device(device)
     optimiser = torch.optim.AdamW(model.parameters(), lr=max_lr, weight_decay=5e-4)
@@ -532,7 +576,7 @@ def run_epochs(model, weights: np.ndarray, windows_of, epochs: int, steps_per_ep
         for inputs, targets in batches(windows_of(epoch), workers, where.type == "cuda"):
             inputs, targets = inputs.to(where, non_blocking=True), targets.to(where, non_blocking=True)
             logits = model(inputs)
-            loss = F.cross_entropy(logits, targets, weight=class_weight)
+            loss = value_loss(logits, targets, class_weight)
             optimiser.zero_grad()
             loss.backward()
             optimiser.step()
@@ -710,7 +754,8 @@ def run_checkpoint(work: Path, windows_key: str, net_seed: int, args: argparse.N
     of `args` (`checkpoints`)."""
     return checkpoint_path(work, "checkpoint", {
         "windows": windows_key, "net_seed": net_seed, "widths": args.widths, "convs": args.convs,
-        "hidden": args.hidden, "epochs": args.epochs, "per_epoch": args.per_epoch, "real_share": args.real_share})
+        "hidden": args.hidden, "epochs": args.epochs, "per_epoch": args.per_epoch, "real_share": args.real_share} |
+        ({"blind_share": args.blind_share} if args.blind_share else {}))
 
 
 def option_parser() -> argparse.ArgumentParser:
@@ -773,6 +818,9 @@ def option_parser() -> argparse.ArgumentParser:
     parser.add_argument("--net-seed", type=int, help="seed of the network's training (default: --seed)")
     parser.add_argument("--window", type=int, default=GEOMETRY.window_px, help="window side, px")
     parser.add_argument("--die", type=float, default=GEOMETRY.die_px, help="top-face edge in the window, px")
+    parser.add_argument("--blind-share", type=float, default=0.0, metavar="SHARE",
+                        help="share of the dice's windows blurred and noised till no pip can be counted, "
+                             "taught as a die of any value alike (default 0: none)")
     parser.add_argument("--upright", action="store_true",
                         help="cut every window with the photo's up kept within 45 degrees of the window's "
                              "(`Geometry.upright`): the network may tell the top face from the side face "
@@ -800,7 +848,7 @@ def option_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    global GEOMETRY, CONV_WIDTHS, HIDDEN, CONVS_PER_STAGE, TURNED_BELOW_DEG, PHOTOS_FROM_ABOVE
+    global GEOMETRY, CONV_WIDTHS, HIDDEN, CONVS_PER_STAGE, TURNED_BELOW_DEG, PHOTOS_FROM_ABOVE, BLIND_SHARE
     parser = option_parser()
     args = parser.parse_args(argv)
 
@@ -808,6 +856,8 @@ def main(argv: list[str] | None = None) -> int:
 
     if args.turn_from_above and not args.upright:
         parser.error("--turn-from-above keeps quarter turns among upright windows: give --upright too")
+    if not 0 <= args.blind_share < 1:
+        parser.error(f"--blind-share is a share of the dice's windows, from 0 up to 1, got {args.blind_share}")
     if args.turn_from_above < 0:
         parser.error(f"--turn-from-above is an angle off vertical, 0 or more degrees, got {args.turn_from_above}")
     from_above = tuple(sorted({name.strip() for name in args.photos_from_above.split(",") if name.strip()}))
@@ -841,6 +891,7 @@ def main(argv: list[str] | None = None) -> int:
     GEOMETRY = Geometry(args.window, args.die, args.upright)
     TURNED_BELOW_DEG = args.turn_from_above
     PHOTOS_FROM_ABOVE = from_above
+    BLIND_SHARE = args.blind_share
     CONV_WIDTHS = tuple(int(w) for w in args.widths.split(","))
     HIDDEN = args.hidden
     CONVS_PER_STAGE = args.convs
@@ -942,6 +993,7 @@ def main(argv: list[str] | None = None) -> int:
     notes = {"seed": args.seed, "net_seed": net_seed, "photo_sets": set_names, "synthetic": args.synthetic,
              "marbled": args.marbled, "smoky": args.smoky, "game": args.game, "steep": args.steep,
              **({"colours": args.colours} if args.colours else {}), "negatives": args.negatives,
+             **({"blind_share": args.blind_share} if args.blind_share else {}),
              **({"text_negatives": args.text_negatives} if args.text_negatives else {}),
              **({"text_kinds": list(args.text_kinds)}
                 if (args.text_negatives or args.hard_text) and args.text_kinds != TEXT_KINDS else {}),

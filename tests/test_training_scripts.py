@@ -318,7 +318,8 @@ def test_a_classifier_run_with_another_network_or_schedule_does_not_resume_anoth
     import argparse
 
     train_classifier = scripts_module("train_classifier")
-    shipped = dict(widths="24,48,96", convs=1, hidden=128, epochs=20, per_epoch=100000, real_share=0.5)
+    shipped = dict(widths="24,48,96", convs=1, hidden=128, epochs=20, per_epoch=100000, real_share=0.5,
+                   blind_share=0.0)
 
     def checkpoint(windows: str = "windows", net_seed: int = 1, **changes) -> Path:
         return train_classifier.run_checkpoint(tmp_path, windows, net_seed, argparse.Namespace(**{**shipped, **changes}))
@@ -327,8 +328,8 @@ def test_a_classifier_run_with_another_network_or_schedule_does_not_resume_anoth
     assert checkpoint() == plain
     others = {checkpoint(epochs=30), checkpoint(widths="16,32,64"), checkpoint(convs=2), checkpoint(hidden=96),
               checkpoint(per_epoch=50000), checkpoint(real_share=0.6), checkpoint(net_seed=2),
-              checkpoint(windows="other windows")}
-    assert plain not in others and len(others) == 8
+              checkpoint(windows="other windows"), checkpoint(blind_share=0.05)}
+    assert plain not in others and len(others) == 9
 
 
 def test_the_classifiers_scenes_of_any_colour_hold_dice_off_the_palette_and_never_the_judges() -> None:
@@ -385,6 +386,58 @@ def test_the_classifier_batches_and_their_dropout_do_not_depend_on_how_many_work
         assert torch.equal(inputs, inputs2) and torch.equal(targets, targets2)
     other_epoch = next(train_classifier.batches(train_classifier.EpochBatches(x, y, index, 1, 4, 8), 0, False))
     assert not torch.equal(other_epoch[0], made[0][0][0])
+
+
+def test_drowned_windows_are_only_dice_and_their_pips_are_gone_but_not_the_die(torch, monkeypatch) -> None:
+    import train_classifier
+
+    monkeypatch.setattr(train_classifier, "BLIND_SHARE", 0.5)
+    side, die = train_classifier.GEOMETRY.window_px, train_classifier.GEOMETRY.die_px
+    x = np.full((400, side, side, 3), 40, np.uint8)  # a dark floor
+    lo, hi = int(side / 2 - die / 2), int(side / 2 + die / 2)
+    x[:, lo:hi, lo:hi] = 230  # a white face
+    pips = [(int(side / 2 + dy * die / 4), int(side / 2 + dx * die / 4)) for dy in (-1, 0, 1) for dx in (-1, 1)]
+    for cy, cx in pips:  # a six's black pips, a quarter of the face apart
+        x[:, cy - 2:cy + 3, cx - 2:cx + 3] = 0
+    y = np.resize(np.arange(8), 400)
+    drowned, targets = train_classifier.drowned_pips(x, y, np.random.default_rng(0))
+    blind = targets == train_classifier.BLIND
+    assert 0.3 < blind.sum() / np.isin(y, range(1, 7)).sum() < 0.7
+    assert set(y[blind]) <= set(range(1, 7)) and np.array_equal(targets[~blind], y[~blind])
+    assert np.array_equal(drowned[~blind], x[~blind]) and np.array_equal(x[0], np.asarray(drowned[0]))
+    grey = drowned[blind].astype(float).mean(axis=3)
+
+    def mean_at(cy: int, cx: int) -> np.ndarray:
+        return grey[:, cy - 1:cy + 2, cx - 1:cx + 2].mean(axis=(1, 2))
+
+    at_pips = np.mean([mean_at(cy, cx) for cy, cx in pips], axis=0)
+    between_them = np.mean([mean_at(cy, side // 2) for cy, _ in pips[::2]], axis=0)
+    assert np.all(between_them - at_pips < 0.15 * 230)  # the pips stand out of the face a seventh as much
+    floor = grey[:, :4, :4].mean(axis=(1, 2))
+    face = grey[:, lo + 3:hi - 3, lo + 3:hi - 3].mean(axis=(1, 2))
+    assert np.all(face > floor + 40)  # the die still does
+
+
+def test_a_drowned_window_is_taught_every_value_alike_and_without_one_the_loss_is_as_before(torch) -> None:
+    import torch.nn.functional as F
+    import train_classifier
+
+    weight = torch.linspace(0.5, 2.0, 8)
+    logits = torch.randn(6, 8, requires_grad=True)
+    plain = torch.tensor([0, 1, 2, 3, 6, 7])
+    assert torch.allclose(train_classifier.value_loss(logits, plain, weight),
+                          F.cross_entropy(logits, plain, weight=weight))
+    blind = torch.full((6,), train_classifier.BLIND)
+    values_alike = torch.tensor([[-30.0] + [5.0] * 6 + [-30.0]])
+    one_value = torch.tensor([[-30.0, 12.0] + [5.0] * 5 + [-30.0]])
+    not_a_die = torch.tensor([[12.0] + [5.0] * 6 + [-30.0]])
+    loss_of = {name: float(train_classifier.value_loss(z, blind[:1], weight))
+               for name, z in (("alike", values_alike), ("one", one_value), ("none", not_a_die))}
+    assert loss_of["alike"] < loss_of["one"] and loss_of["alike"] < loss_of["none"]
+    mixed = torch.cat([plain[:3], blind[:3]])
+    loss = train_classifier.value_loss(logits, mixed, weight)
+    loss.backward()
+    assert torch.isfinite(loss) and logits.grad[3:, 1:7].sum() < 0  # pushed toward the values
 
 
 def test_a_classifier_asked_for_a_gpu_where_there_is_none_stops_before_any_work(torch, tmp_path: Path, capsys) -> None:
