@@ -69,7 +69,8 @@ errors simulated (centre off by up to 20% of the edge, size x0.8..1.25, angle +-
 15% at any angle), worse cameras simulated (die shrunk to 14..40 px and re-JPEGed), and
 colours changed at every epoch (hue turned, channels swapped, greyscale, inverted, gamma,
 contrast, noise, blur, glare); with `--blind-share`, that share of the dice's windows is also
-blurred at the pips' scale and noised, and taught as a die of any value alike (`drowned_pips`).
+blurred at the pips' scale and noised, and taught as a die of any value alike (`drowned_pips`;
+`--blind-target values`: the values alike, whether it is a die left free).
 Each epoch draws `--real-share` of its windows from the photos (each set
 in proportion to the square root of its windows, so no one camera dominates) and the rest
 from the synthetic scenes and no-dice pictures. Network: stages of `--convs` (3x3 conv +
@@ -132,6 +133,8 @@ BOARDS_SHARE = 0.05  # --hard-boards: share of a fine-tuning epoch's windows fro
 HARD_EPOCHS_FROM = 1000  # fine-tuning epoch e draws its windows as epoch 1000 + e, apart from training's
 BLIND = CLASSES  # the target of a window whose pips were drowned (`--blind-share`): a die, any value alike
 BLIND_SHARE = 0.0  # --blind-share
+BLIND_TARGETS = ("die", "values")  # --blind-target
+BLIND_TARGET = "die"  # --blind-target
 BLIND_BLUR = (0.15, 0.25)  # drowning blur's sigma, in top-face edges: pips a quarter of the face apart run together
 
 
@@ -285,10 +288,13 @@ def drowned_pips(batch: np.ndarray, y: np.ndarray, rng: np.random.Generator) -> 
     return batch, y
 
 
-def value_loss(logits, targets, class_weight):
+def value_loss(logits, targets, class_weight, blind_target: str = "die"):
     """Training's loss: the class-weighted cross-entropy of the windows of a class, and for
     those drowned by `drowned_pips` (target `BLIND`) the cross-entropy against every value
-    alike, weighed as an average value class; each window counts once."""
+    alike, weighed as an average value class; each window counts once. `blind_target` "die"
+    teaches a drowned window as surely a die (all eight classes' probabilities); "values" only
+    the six values' probabilities renormalised among themselves, so that whether it is a die
+    at all is left to what the other windows teach."""
     import torch.nn.functional as F
 
     blind = targets == BLIND
@@ -296,7 +302,11 @@ def value_loss(logits, targets, class_weight):
         return F.cross_entropy(logits, targets, weight=class_weight)
     plain = ~blind
     n_plain, n_blind = int(plain.sum()), int(blind.sum())
-    blind_loss = -F.log_softmax(logits[blind], dim=1)[:, 1:7].mean(dim=1).mean() * class_weight[1:7].mean()
+    if blind_target == "values":
+        values = F.log_softmax(logits[blind][:, 1:7], dim=1)
+    else:
+        values = F.log_softmax(logits[blind], dim=1)[:, 1:7]
+    blind_loss = -values.mean(dim=1).mean() * class_weight[1:7].mean()
     if not n_plain:
         return blind_loss
     plain_loss = F.cross_entropy(logits[plain], targets[plain], weight=class_weight)
@@ -576,7 +586,7 @@ def run_epochs(model, weights: np.ndarray, windows_of, epochs: int, steps_per_ep
         for inputs, targets in batches(windows_of(epoch), workers, where.type == "cuda"):
             inputs, targets = inputs.to(where, non_blocking=True), targets.to(where, non_blocking=True)
             logits = model(inputs)
-            loss = value_loss(logits, targets, class_weight)
+            loss = value_loss(logits, targets, class_weight, BLIND_TARGET)
             optimiser.zero_grad()
             loss.backward()
             optimiser.step()
@@ -755,7 +765,8 @@ def run_checkpoint(work: Path, windows_key: str, net_seed: int, args: argparse.N
     return checkpoint_path(work, "checkpoint", {
         "windows": windows_key, "net_seed": net_seed, "widths": args.widths, "convs": args.convs,
         "hidden": args.hidden, "epochs": args.epochs, "per_epoch": args.per_epoch, "real_share": args.real_share} |
-        ({"blind_share": args.blind_share} if args.blind_share else {}))
+        ({"blind_share": args.blind_share} if args.blind_share else {}) |
+        ({"blind_target": args.blind_target} if args.blind_share and args.blind_target != "die" else {}))
 
 
 def option_parser() -> argparse.ArgumentParser:
@@ -821,6 +832,9 @@ def option_parser() -> argparse.ArgumentParser:
     parser.add_argument("--blind-share", type=float, default=0.0, metavar="SHARE",
                         help="share of the dice's windows blurred and noised till no pip can be counted, "
                              "taught as a die of any value alike (default 0: none)")
+    parser.add_argument("--blind-target", choices=BLIND_TARGETS, default="die",
+                        help="what those windows are taught: die, surely a die of any value alike; values, "
+                             "the six values alike among themselves, whether it is a die left free")
     parser.add_argument("--upright", action="store_true",
                         help="cut every window with the photo's up kept within 45 degrees of the window's "
                              "(`Geometry.upright`): the network may tell the top face from the side face "
@@ -848,7 +862,8 @@ def option_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    global GEOMETRY, CONV_WIDTHS, HIDDEN, CONVS_PER_STAGE, TURNED_BELOW_DEG, PHOTOS_FROM_ABOVE, BLIND_SHARE
+    global GEOMETRY, CONV_WIDTHS, HIDDEN, CONVS_PER_STAGE, TURNED_BELOW_DEG, PHOTOS_FROM_ABOVE, BLIND_SHARE, \
+        BLIND_TARGET
     parser = option_parser()
     args = parser.parse_args(argv)
 
@@ -858,6 +873,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--turn-from-above keeps quarter turns among upright windows: give --upright too")
     if not 0 <= args.blind_share < 1:
         parser.error(f"--blind-share is a share of the dice's windows, from 0 up to 1, got {args.blind_share}")
+    if args.blind_target != "die" and not args.blind_share:
+        parser.error("--blind-target says what the windows of --blind-share are taught: give that too")
     if args.turn_from_above < 0:
         parser.error(f"--turn-from-above is an angle off vertical, 0 or more degrees, got {args.turn_from_above}")
     from_above = tuple(sorted({name.strip() for name in args.photos_from_above.split(",") if name.strip()}))
@@ -892,6 +909,7 @@ def main(argv: list[str] | None = None) -> int:
     TURNED_BELOW_DEG = args.turn_from_above
     PHOTOS_FROM_ABOVE = from_above
     BLIND_SHARE = args.blind_share
+    BLIND_TARGET = args.blind_target
     CONV_WIDTHS = tuple(int(w) for w in args.widths.split(","))
     HIDDEN = args.hidden
     CONVS_PER_STAGE = args.convs
@@ -993,7 +1011,7 @@ def main(argv: list[str] | None = None) -> int:
     notes = {"seed": args.seed, "net_seed": net_seed, "photo_sets": set_names, "synthetic": args.synthetic,
              "marbled": args.marbled, "smoky": args.smoky, "game": args.game, "steep": args.steep,
              **({"colours": args.colours} if args.colours else {}), "negatives": args.negatives,
-             **({"blind_share": args.blind_share} if args.blind_share else {}),
+             **({"blind_share": args.blind_share, "blind_target": args.blind_target} if args.blind_share else {}),
              **({"text_negatives": args.text_negatives} if args.text_negatives else {}),
              **({"text_kinds": list(args.text_kinds)}
                 if (args.text_negatives or args.hard_text) and args.text_kinds != TEXT_KINDS else {}),

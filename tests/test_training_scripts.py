@@ -319,7 +319,7 @@ def test_a_classifier_run_with_another_network_or_schedule_does_not_resume_anoth
 
     train_classifier = scripts_module("train_classifier")
     shipped = dict(widths="24,48,96", convs=1, hidden=128, epochs=20, per_epoch=100000, real_share=0.5,
-                   blind_share=0.0)
+                   blind_share=0.0, blind_target="die")
 
     def checkpoint(windows: str = "windows", net_seed: int = 1, **changes) -> Path:
         return train_classifier.run_checkpoint(tmp_path, windows, net_seed, argparse.Namespace(**{**shipped, **changes}))
@@ -328,8 +328,10 @@ def test_a_classifier_run_with_another_network_or_schedule_does_not_resume_anoth
     assert checkpoint() == plain
     others = {checkpoint(epochs=30), checkpoint(widths="16,32,64"), checkpoint(convs=2), checkpoint(hidden=96),
               checkpoint(per_epoch=50000), checkpoint(real_share=0.6), checkpoint(net_seed=2),
-              checkpoint(windows="other windows"), checkpoint(blind_share=0.05)}
-    assert plain not in others and len(others) == 9
+              checkpoint(windows="other windows"), checkpoint(blind_share=0.05),
+              checkpoint(blind_share=0.05, blind_target="values")}
+    assert plain not in others and len(others) == 10
+    assert checkpoint(blind_target="values") == plain  # nothing drowned, nothing taught otherwise
 
 
 def test_the_classifiers_scenes_of_any_colour_hold_dice_off_the_palette_and_never_the_judges() -> None:
@@ -438,6 +440,39 @@ def test_a_drowned_window_is_taught_every_value_alike_and_without_one_the_loss_i
     loss = train_classifier.value_loss(logits, mixed, weight)
     loss.backward()
     assert torch.isfinite(loss) and logits.grad[3:, 1:7].sum() < 0  # pushed toward the values
+
+
+def test_a_drowned_window_taught_its_values_alone_leaves_whether_it_is_a_die_to_the_rest(torch) -> None:
+    import torch.nn.functional as F
+    import train_classifier
+
+    weight = torch.linspace(0.5, 2.0, 8)
+    blind = torch.full((1,), train_classifier.BLIND)
+
+    def loss(z: list[float]) -> float:
+        return float(train_classifier.value_loss(torch.tensor([z]), blind, weight, "values"))
+
+    alike_die, alike_no_die = [-30.0] + [5.0] * 6 + [-30.0], [12.0] + [5.0] * 6 + [-30.0]
+    assert loss(alike_die) == pytest.approx(loss(alike_no_die))  # a die or not: no matter
+    assert loss(alike_die) < loss([-30.0, 12.0] + [5.0] * 5 + [-30.0])
+    logits = torch.randn(4, 8, requires_grad=True)
+    train_classifier.value_loss(logits, torch.tensor([2, 0, train_classifier.BLIND, train_classifier.BLIND]), weight,
+                                "values").backward()
+    assert torch.all(logits.grad[2:, [0, 7]] == 0) and torch.all(logits.grad[:2] != 0)
+    plain = torch.tensor([0, 1, 2, 3])
+    assert torch.allclose(train_classifier.value_loss(logits, plain, weight, "values"),
+                          F.cross_entropy(logits, plain, weight=weight))
+
+
+def test_a_blind_target_without_drowned_windows_is_refused_with_a_clear_message(capsys) -> None:
+    import train_classifier
+
+    with pytest.raises(SystemExit):
+        train_classifier.main(["--blind-target", "values"])
+    assert "--blind-target says what the windows of --blind-share are taught" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        train_classifier.main(["--blind-share", "1.5"])
+    assert "--blind-share is a share of the dice's windows" in capsys.readouterr().err
 
 
 def test_a_classifier_asked_for_a_gpu_where_there_is_none_stops_before_any_work(torch, tmp_path: Path, capsys) -> None:
