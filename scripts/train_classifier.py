@@ -131,7 +131,7 @@ HARD_SCALES = tuple((1.0, *SCALE_LOOKS)[look] for look in LOOKS_FOR_A_DIE)
 CAMOUFLAGED_SHARE = 0.05  # --hard-camouflaged: share of a fine-tuning epoch's windows from those scenes
 BOARDS_SHARE = 0.05  # --hard-boards: share of a fine-tuning epoch's windows from the reader's finds on boards
 HARD_EPOCHS_FROM = 1000  # fine-tuning epoch e draws its windows as epoch 1000 + e, apart from training's
-BLIND = CLASSES  # the target of a window whose pips were drowned (`--blind-share`): a die, any value alike
+BLIND = CLASSES  # the target of a window whose pips were drowned (`--blind-share`): any value alike
 BLIND_SHARE = 0.0  # --blind-share
 BLIND_TARGETS = ("die", "values")  # --blind-target
 BLIND_TARGET = "die"  # --blind-target
@@ -272,8 +272,8 @@ def photometric(batch: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 def drowned_pips(batch: np.ndarray, y: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
     """The batch with a share `BLIND_SHARE` of its dice's windows (a value's class) blurred at the
     scale of the face's pips and noised, so that the die's outline stays and no pip can be
-    counted, their target `BLIND`: a die whose value the window cannot say. Windows of no die,
-    and cocked dice, are kept."""
+    counted, their target `BLIND`: a value the window cannot say (`value_loss` teaches it as
+    `--blind-target` says). Windows of no die, and cocked dice, are kept."""
     drown = np.nonzero((y >= 1) & (y <= 6) & (rng.random(len(y)) < BLIND_SHARE))[0]
     if not len(drown):
         return batch, y
