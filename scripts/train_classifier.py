@@ -866,15 +866,15 @@ def main(argv: list[str] | None = None) -> int:
         BLIND_TARGET
     parser = option_parser()
     args = parser.parse_args(argv)
+    if not 0 <= args.blind_share < 1:
+        parser.error(f"--blind-share is a share of the dice's windows, from 0 up to 1, got {args.blind_share}")
+    if args.blind_target != "die" and not args.blind_share:
+        parser.error("--blind-target says what the windows of --blind-share are taught: give that too")
 
     import torch
 
     if args.turn_from_above and not args.upright:
         parser.error("--turn-from-above keeps quarter turns among upright windows: give --upright too")
-    if not 0 <= args.blind_share < 1:
-        parser.error(f"--blind-share is a share of the dice's windows, from 0 up to 1, got {args.blind_share}")
-    if args.blind_target != "die" and not args.blind_share:
-        parser.error("--blind-target says what the windows of --blind-share are taught: give that too")
     if args.turn_from_above < 0:
         parser.error(f"--turn-from-above is an angle off vertical, 0 or more degrees, got {args.turn_from_above}")
     from_above = tuple(sorted({name.strip() for name in args.photos_from_above.split(",") if name.strip()}))
