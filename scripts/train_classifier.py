@@ -271,8 +271,9 @@ def photometric(batch: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 
 def drowned_pips(batch: np.ndarray, y: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
     """The batch with a share `BLIND_SHARE` of its dice's windows (a value's class) blurred at the
-    scale of the face's pips and noised, so that the die's outline stays and no pip can be
-    counted, their target `BLIND`: a value the window cannot say (`value_loss` teaches it as
+    scale of the face's pips and noised, so that no pip can be counted and the die is left a
+    soft blob of its brightness (its outline blurred too, unlike a real face whose pips are
+    lost to low contrast), their target `BLIND`: a value the window cannot say (`value_loss` teaches it as
     `--blind-target` says). Windows of no die, and cocked dice, are kept."""
     drown = np.nonzero((y >= 1) & (y <= 6) & (rng.random(len(y)) < BLIND_SHARE))[0]
     if not len(drown):
