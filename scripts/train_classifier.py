@@ -70,8 +70,7 @@ errors simulated (centre off by up to 20% of the edge, size x0.8..1.25, angle +-
 colours changed at every epoch (hue turned, channels swapped, greyscale, inverted, gamma,
 contrast, noise, blur, glare); with `--blind-share`, that share of the dice's windows is also
 blurred at the pips' scale and noised, and taught as a die of any value alike (`drowned_pips`;
-`--blind-target values`: the values alike, whether it is a die left free; `--blind-kind face`:
-the pips alone drowned, filled by the face round them, the die's outline kept sharp).
+`--blind-target values`: the values alike, whether it is a die left free).
 Each epoch draws `--real-share` of its windows from the photos (each set
 in proportion to the square root of its windows, so no one camera dominates) and the rest
 from the synthetic scenes and no-dice pictures. Network: stages of `--convs` (3x3 conv +
@@ -137,12 +136,6 @@ BLIND_SHARE = 0.0  # --blind-share
 BLIND_TARGETS = ("die", "values")  # --blind-target
 BLIND_TARGET = "die"  # --blind-target
 BLIND_BLUR = (0.15, 0.25)  # drowning blur's sigma, in top-face edges: pips a quarter of the face apart run together
-BLIND_KINDS = ("whole", "face")  # --blind-kind
-BLIND_KIND = "whole"  # --blind-kind
-FACE_RADIUS = 0.7  # the disc where the filled face replaces the window under --blind-kind face, in top-face edges: the face, whatever the detector's error
-PIP_CLOSING = 0.35  # the disc that fills the pips under --blind-kind face, in top-face edges: wider than a pip, a one's too
-PIPS_KEPT = (0.0, 0.1)  # share of their contrast the pips keep under --blind-kind face
-FACE_NOISE = (3.0, 12.0)  # the noise's deviation under --blind-kind face, grey levels: a mottled face, as a real one whose pips are lost
 
 
 def log(*parts: object) -> None:
@@ -281,47 +274,19 @@ def drowned_pips(batch: np.ndarray, y: np.ndarray, rng: np.random.Generator) -> 
     scale of the face's pips and noised, so that no pip can be counted and the die is left a
     soft blob of its brightness (its outline blurred too, unlike a real face whose pips are
     lost to low contrast), their target `BLIND`: a value the window cannot say (`value_loss` teaches it as
-    `--blind-target` says). Windows of no die, and cocked dice, are kept. Under `BLIND_KIND`
-    "face" only the pips are drowned and the outline stays sharp (`drowned_face`), the nearer
-    look of a real die whose pips have too little contrast to see."""
+    `--blind-target` says). Windows of no die, and cocked dice, are kept."""
     drown = np.nonzero((y >= 1) & (y <= 6) & (rng.random(len(y)) < BLIND_SHARE))[0]
     if not len(drown):
         return batch, y
     batch, y = batch.copy(), y.copy()
     bank = noise_bank(batch.shape[1])
     for i in drown:
-        if BLIND_KIND == "face":
-            batch[i] = drowned_face(batch[i], bank, rng)
-            continue
         sigma = rng.uniform(*BLIND_BLUR) * GEOMETRY.die_px
         x = cv2.GaussianBlur(batch[i].astype(np.float32), (0, 0), sigma)
         x += bank[rng.integers(0, len(bank))] * rng.uniform(1, 9)
         batch[i] = np.clip(x + 0.5, 0, 255).astype(np.uint8)
     y[drown] = BLIND
     return batch, y
-
-
-def drowned_face(window: np.ndarray, bank: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """`window` with the face's pips kept at a share `PIPS_KEPT` of their contrast, the rest
-    noised. The face without its pips is the window closed by a disc wider than a pip (opened,
-    where the pips are lighter than the face: the face's middle brighter on average than its
-    median), which keeps the die's outline; it is blended in within `FACE_RADIUS` of the
-    window's centre, so the floor's corners keep their texture."""
-    x = window.astype(np.float32)
-    side = window.shape[0]
-    grid_y, grid_x = np.mgrid[:side, :side] - (side - 1) / 2
-    radius = np.hypot(grid_x, grid_y) / GEOMETRY.die_px
-    middle = x.mean(axis=2)[radius <= 0.3]
-    fill = cv2.MORPH_OPEN if middle.mean() > np.median(middle) else cv2.MORPH_CLOSE
-    wide = 2 * int(round(PIP_CLOSING * GEOMETRY.die_px / 2)) + 1
-    # the window's edge carried on outward first, so a narrow strip of floor round the die is no gap to fill
-    padded = cv2.copyMakeBorder(x, wide, wide, wide, wide, cv2.BORDER_REPLICATE)
-    no_pips = cv2.morphologyEx(padded, fill, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (wide, wide)))
-    no_pips = no_pips[wide:-wide, wide:-wide]
-    face = no_pips + rng.uniform(*PIPS_KEPT) * (x - no_pips)
-    disc = cv2.GaussianBlur((radius <= FACE_RADIUS).astype(np.float32), (0, 0), 0.05 * GEOMETRY.die_px)[..., None]
-    x = disc * face + (1 - disc) * x + bank[rng.integers(0, len(bank))] * rng.uniform(*FACE_NOISE)
-    return np.clip(x + 0.5, 0, 255).astype(np.uint8)
 
 
 def value_loss(logits, targets, class_weight, blind_target: str = "die"):
@@ -802,8 +767,7 @@ def run_checkpoint(work: Path, windows_key: str, net_seed: int, args: argparse.N
         "windows": windows_key, "net_seed": net_seed, "widths": args.widths, "convs": args.convs,
         "hidden": args.hidden, "epochs": args.epochs, "per_epoch": args.per_epoch, "real_share": args.real_share} |
         ({"blind_share": args.blind_share} if args.blind_share else {}) |
-        ({"blind_target": args.blind_target} if args.blind_share and args.blind_target != "die" else {}) |
-        ({"blind_kind": args.blind_kind} if args.blind_share and args.blind_kind != "whole" else {}))
+        ({"blind_target": args.blind_target} if args.blind_share and args.blind_target != "die" else {}))
 
 
 def option_parser() -> argparse.ArgumentParser:
@@ -872,9 +836,6 @@ def option_parser() -> argparse.ArgumentParser:
     parser.add_argument("--blind-target", choices=BLIND_TARGETS, default="die",
                         help="what those windows are taught: die, surely a die of any value alike; values, "
                              "the six values alike among themselves, whether it is a die left free")
-    parser.add_argument("--blind-kind", choices=BLIND_KINDS, default="whole",
-                        help="what is drowned: whole, the window (the die a soft blob); face, the pips alone, "
-                             "filled by the face round them, the die's outline kept sharp")
     parser.add_argument("--upright", action="store_true",
                         help="cut every window with the photo's up kept within 45 degrees of the window's "
                              "(`Geometry.upright`): the network may tell the top face from the side face "
@@ -903,15 +864,13 @@ def option_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     global GEOMETRY, CONV_WIDTHS, HIDDEN, CONVS_PER_STAGE, TURNED_BELOW_DEG, PHOTOS_FROM_ABOVE, BLIND_SHARE, \
-        BLIND_TARGET, BLIND_KIND
+        BLIND_TARGET
     parser = option_parser()
     args = parser.parse_args(argv)
     if not 0 <= args.blind_share < 1:
         parser.error(f"--blind-share is a share of the dice's windows, from 0 up to 1, got {args.blind_share}")
     if args.blind_target != "die" and not args.blind_share:
         parser.error("--blind-target says what the windows of --blind-share are taught: give that too")
-    if args.blind_kind != "whole" and not args.blind_share:
-        parser.error("--blind-kind says how the windows of --blind-share are drowned: give that too")
 
     import torch
 
@@ -952,7 +911,6 @@ def main(argv: list[str] | None = None) -> int:
     PHOTOS_FROM_ABOVE = from_above
     BLIND_SHARE = args.blind_share
     BLIND_TARGET = args.blind_target
-    BLIND_KIND = args.blind_kind
     CONV_WIDTHS = tuple(int(w) for w in args.widths.split(","))
     HIDDEN = args.hidden
     CONVS_PER_STAGE = args.convs
@@ -1055,7 +1013,6 @@ def main(argv: list[str] | None = None) -> int:
              "marbled": args.marbled, "smoky": args.smoky, "game": args.game, "steep": args.steep,
              **({"colours": args.colours} if args.colours else {}), "negatives": args.negatives,
              **({"blind_share": args.blind_share, "blind_target": args.blind_target} if args.blind_share else {}),
-             **({"blind_kind": args.blind_kind} if args.blind_share and args.blind_kind != "whole" else {}),
              **({"text_negatives": args.text_negatives} if args.text_negatives else {}),
              **({"text_kinds": list(args.text_kinds)}
                 if (args.text_negatives or args.hard_text) and args.text_kinds != TEXT_KINDS else {}),

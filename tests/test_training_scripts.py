@@ -319,7 +319,7 @@ def test_a_classifier_run_with_another_network_or_schedule_does_not_resume_anoth
 
     train_classifier = scripts_module("train_classifier")
     shipped = dict(widths="24,48,96", convs=1, hidden=128, epochs=20, per_epoch=100000, real_share=0.5,
-                   blind_share=0.0, blind_target="die", blind_kind="whole")
+                   blind_share=0.0, blind_target="die")
 
     def checkpoint(windows: str = "windows", net_seed: int = 1, **changes) -> Path:
         return train_classifier.run_checkpoint(tmp_path, windows, net_seed, argparse.Namespace(**{**shipped, **changes}))
@@ -329,13 +329,9 @@ def test_a_classifier_run_with_another_network_or_schedule_does_not_resume_anoth
     others = {checkpoint(epochs=30), checkpoint(widths="16,32,64"), checkpoint(convs=2), checkpoint(hidden=96),
               checkpoint(per_epoch=50000), checkpoint(real_share=0.6), checkpoint(net_seed=2),
               checkpoint(windows="other windows"), checkpoint(blind_share=0.05),
-              checkpoint(blind_share=0.05, blind_target="values"),
-              checkpoint(blind_share=0.05, blind_target="values", blind_kind="face")}
-    assert plain not in others and len(others) == 11
+              checkpoint(blind_share=0.05, blind_target="values")}
+    assert plain not in others and len(others) == 10
     assert checkpoint(blind_target="values") == plain  # nothing drowned, nothing taught otherwise
-    assert checkpoint(blind_kind="face") == plain
-    # runs drowned whole before there was a kind keep their checkpoints
-    assert checkpoint(blind_share=0.05, blind_kind="whole") == checkpoint(blind_share=0.05)
 
 
 def test_the_classifiers_scenes_of_any_colour_hold_dice_off_the_palette_and_never_the_judges() -> None:
@@ -394,25 +390,17 @@ def test_the_classifier_batches_and_their_dropout_do_not_depend_on_how_many_work
     assert not torch.equal(other_epoch[0], made[0][0][0])
 
 
-def drawn_sixes(train_classifier, n: int) -> tuple[np.ndarray, list[tuple[int, int]], int, int]:
-    """`n` windows of a white six on a dark floor, its pips a quarter of the face apart; its pips'
-    centres and the face's edges."""
-    side, die = train_classifier.GEOMETRY.window_px, train_classifier.GEOMETRY.die_px
-    x = np.full((n, side, side, 3), 40, np.uint8)
-    lo, hi = int(side / 2 - die / 2), int(side / 2 + die / 2)
-    x[:, lo:hi, lo:hi] = 230
-    pips = [(int(side / 2 + dy * die / 4), int(side / 2 + dx * die / 4)) for dy in (-1, 0, 1) for dx in (-1, 1)]
-    for cy, cx in pips:
-        x[:, cy - 2:cy + 3, cx - 2:cx + 3] = 0
-    return x, pips, lo, hi
-
-
 def test_drowned_windows_are_only_dice_and_their_pips_are_gone_but_not_the_die(torch, monkeypatch) -> None:
     import train_classifier
 
     monkeypatch.setattr(train_classifier, "BLIND_SHARE", 0.5)
-    x, pips, lo, hi = drawn_sixes(train_classifier, 400)
-    side = x.shape[1]
+    side, die = train_classifier.GEOMETRY.window_px, train_classifier.GEOMETRY.die_px
+    x = np.full((400, side, side, 3), 40, np.uint8)  # a dark floor
+    lo, hi = int(side / 2 - die / 2), int(side / 2 + die / 2)
+    x[:, lo:hi, lo:hi] = 230  # a white face
+    pips = [(int(side / 2 + dy * die / 4), int(side / 2 + dx * die / 4)) for dy in (-1, 0, 1) for dx in (-1, 1)]
+    for cy, cx in pips:  # a six's black pips, a quarter of the face apart
+        x[:, cy - 2:cy + 3, cx - 2:cx + 3] = 0
     y = np.resize(np.arange(8), 400)
     drowned, targets = train_classifier.drowned_pips(x, y, np.random.default_rng(0))
     blind = targets == train_classifier.BLIND
@@ -430,36 +418,6 @@ def test_drowned_windows_are_only_dice_and_their_pips_are_gone_but_not_the_die(t
     floor = grey[:, :4, :4].mean(axis=(1, 2))
     face = grey[:, lo + 3:hi - 3, lo + 3:hi - 3].mean(axis=(1, 2))
     assert np.all(face > floor + 40)  # the die still does
-
-
-@pytest.mark.parametrize("kind, dark_face", [("whole", False), ("face", False), ("face", True)])
-def test_a_face_drowned_alone_keeps_the_dies_sharp_outline_and_a_whole_drowned_window_does_not(
-        torch, monkeypatch, kind: str, dark_face: bool) -> None:
-    import train_classifier
-
-    monkeypatch.setattr(train_classifier, "BLIND_SHARE", 0.99)
-    monkeypatch.setattr(train_classifier, "BLIND_KIND", kind)
-    x, pips, lo, hi = drawn_sixes(train_classifier, 60)
-    if dark_face:  # light pips on a dark face, on a light floor
-        x = 255 - x
-    drowned, targets = train_classifier.drowned_pips(x, np.full(60, 6), np.random.default_rng(1))
-    grey = drowned[targets == train_classifier.BLIND].astype(float).mean(axis=3)
-    assert len(grey) > 50
-    mid = x.shape[1] // 2
-
-    def mean_at(cy: int, cx: int) -> np.ndarray:
-        return grey[:, cy - 1:cy + 2, cx - 1:cx + 2].mean(axis=(1, 2))
-
-    at_pips = np.mean([mean_at(cy, cx) for cy, cx in pips], axis=0)
-    between_them = np.mean([mean_at(cy, mid) for cy, _ in pips[::2]], axis=0)
-    assert np.all(abs(between_them - at_pips) < 0.2 * 230)  # either way no pip stands out to be counted
-    # the step from the face's edge to the floor, two pixels either side, on the four sides
-    inside = np.mean([grey[:, lo + 1, mid], grey[:, hi - 2, mid], grey[:, mid, lo + 1], grey[:, mid, hi - 2]], axis=0)
-    outside = np.mean([grey[:, lo - 2, mid], grey[:, hi + 1, mid], grey[:, mid, lo - 2], grey[:, mid, hi + 1]], axis=0)
-    if kind == "face":
-        assert np.all(abs(inside - outside) > 0.8 * (230 - 40))  # the outline as sharp as it was
-    else:
-        assert np.all(inside - outside < 0.6 * (230 - 40))  # a soft blob
 
 
 def test_a_drowned_window_is_taught_every_value_alike_and_without_one_the_loss_is_as_before(torch) -> None:
@@ -515,9 +473,6 @@ def test_a_blind_target_without_drowned_windows_is_refused_with_a_clear_message(
     with pytest.raises(SystemExit):
         train_classifier.main(["--blind-share", "1.5"])
     assert "--blind-share is a share of the dice's windows" in capsys.readouterr().err
-    with pytest.raises(SystemExit):
-        train_classifier.main(["--blind-kind", "face"])
-    assert "--blind-kind says how the windows of --blind-share are drowned" in capsys.readouterr().err
 
 
 def test_a_classifier_asked_for_a_gpu_where_there_is_none_stops_before_any_work(torch, tmp_path: Path, capsys) -> None:
