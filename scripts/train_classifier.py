@@ -832,7 +832,7 @@ def option_parser() -> argparse.ArgumentParser:
     parser.add_argument("--die", type=float, default=GEOMETRY.die_px, help="top-face edge in the window, px")
     parser.add_argument("--blind-share", type=float, default=0.0, metavar="SHARE",
                         help="share of the dice's windows blurred and noised till no pip can be counted, "
-                             "taught as a die of any value alike (default 0: none)")
+                             "taught as --blind-target says (default 0: none)")
     parser.add_argument("--blind-target", choices=BLIND_TARGETS, default="die",
                         help="what those windows are taught: die, surely a die of any value alike; values, "
                              "the six values alike among themselves, whether it is a die left free")
