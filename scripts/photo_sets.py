@@ -3,8 +3,9 @@
 
 Each set's SOURCE.md says what its boxes mean, and the dice are read accordingly:
   * nell-byler, rune55, dice3: the box is around the die as seen (the top face, and in
-    oblique views some of the sides); its centre stands for the top face's centre and its
-    side for the face's extent. rune55's low side views label a face as seen (most often the
+    oblique views some of the sides); its centre stands for the top face's centre (or, asked
+    for, the centre of the square at the top of a box taller than wide: `box_centre`) and its
+    longer side for the face's extent. rune55's low side views label a face as seen (most often the
     one turned to the camera), not the top face that scores: their train photos are set aside
     (`label_fixes.UNTRUSTED_PHOTOS`, every die ignored);
   * tomitomi: the box is the whole 128x128 crop and the face covers about its central 35 to
@@ -120,13 +121,24 @@ def is_held_out(index: int) -> bool:
     return index % 10 == 9
 
 
-def boxed_photos(root: Path, name: str, split: str) -> list[Photo]:
+def box_centre(box: tuple[float, float, float, float], top_face: bool = False) -> tuple[float, float]:
+    """Where a label box's top face is taken to lie: the box's centre, or with `top_face` the
+    centre of the square at the top of a box taller than wide. A die seen obliquely from the
+    front shows its top face above the face turned to the camera, the box holding both; the
+    box's centre then lies on the face turned to the camera, which is not the face that scores."""
+    x0, y0, x1, y1 = box
+    if top_face and y1 - y0 > x1 - x0:
+        return (x0 + x1) / 2, y0 + (x1 - x0) / 2
+    return (x0 + x1) / 2, (y0 + y1) / 2
+
+
+def boxed_photos(root: Path, name: str, split: str, top_faces: bool = False) -> list[Photo]:
     photos = []
     for index, row in enumerate(manifest_rows(root, name, split)):
         dice = []
         for d in row["dice"]:
             x0, y0, x1, y1 = (float(v) for v in d["box"])
-            dice.append(PhotoDie(((x0 + x1) / 2, (y0 + y1) / 2), max(x1 - x0, y1 - y0), int(d["value"]),
+            dice.append(PhotoDie(box_centre((x0, y0, x1, y1), top_faces), max(x1 - x0, y1 - y0), int(d["value"]),
                                  bool(d.get("ignore", False))))
         photos.append(Photo(name, root / name / row["image"], tuple(dice), is_held_out(index)))
     return photos
@@ -213,15 +225,17 @@ def whole_crop_photos(root: Path, name: str, split: str, cache: Path,
 
 
 def training_photos(cache: Path, root: Path = DICE_PHOTOS, split: str = "train",
-                    names: list[str] | None = None, detector: ModelFiles = MODEL_PATHS) -> list[Photo]:
+                    names: list[str] | None = None, detector: ModelFiles = MODEL_PATHS,
+                    top_faces: bool = False) -> list[Photo]:
     """Every photo of `split` of every set under root but those of a test photo's shot, scene or throw
-    (see the module doc); whole-crop faces found by the detector of those files."""
+    (see the module doc); whole-crop faces found by the detector of those files; with `top_faces`
+    a tall box's die centred on its top face (`box_centre`)."""
     photos = []
     for name in names or set_names(root):
         if name in WHOLE_CROP_SETS:
             photos += whole_crop_photos(root, name, split, cache, detector)
         else:
-            photos += boxed_photos(root, name, split)
+            photos += boxed_photos(root, name, split, top_faces)
     tested = shots_in_tests(root)
     copies = scene_copies(root.resolve()).train
     return [photo for photo in photos if camera_shot(photo.path.name) not in tested

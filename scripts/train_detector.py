@@ -7,7 +7,9 @@
 Data (nothing of a `test` split is ever read):
   * the `train` split of every photo set under ../shared/data/dice-photos/ (`photo_sets`:
     nell-byler, rune55, dice3, tomitomi); every tenth photo of each set is held out to report
-    figures (`photo_sets.is_held_out`; the classifier holds out the same ones). Crops are drawn from a set chosen by `SET_WEIGHTS`, so no one camera dominates;
+    figures (`photo_sets.is_held_out`; the classifier holds out the same ones). Crops are drawn from a set chosen by `SET_WEIGHTS`, so no one camera dominates.
+    A die is centred on its label box's centre, or with `--top-faces` a box taller than wide on
+    the square at its top, where a die seen from the front shows its top face (`photo_sets.box_centre`);
   * synthetic scenes rendered by `lab.synth` (scene i of `--synth-seed` S uses
     `np.random.default_rng([S, i])`; the bench's scenes are seed 1 and 2, never used here):
     1 to 15 dice from 14 px to half the frame, touching, cocked, oblique with side faces,
@@ -40,8 +42,8 @@ is exported with `torch.onnx.export` (batch norm folded by the exporter in eval 
 metadata (input geometry, output layout, options, held-out figures, and `legs`: where each
 stretch of a resumed run trained) written beside it.
 Everything is seeded (`--seed`); with the same data, threads, workers and torch version a run
-repeats. It trains on two CPU cores (about 28 minutes, plus 4 to render the scenes once with
-`--render-workers 2`) or,
+repeats. It trains on two CPU cores (65 to 85 minutes for the 16000 steps under torch 2.14, plus
+8.5 to render the 4000 scenes once with `--render-workers 2`) or,
 with `--device cuda --workers 14 --render-workers 15`, on a machine with a GPU and 16 cores in
 about 8 minutes (1.5 to render, 6 to train): the crops are cut on the CPU cores, so the
 workers set the pace.
@@ -668,13 +670,13 @@ def evaluate(model_path: Path, samples: list[Sample], thresholds=(0.3, 0.4, 0.5)
 
 def run_checkpoint(args: argparse.Namespace, fit_photos: list[photo_sets.Photo]) -> Path:
     """The checkpoint of a run with these options on these photos (`checkpoints`)."""
-    # a run without added scenes (ADDED_SCENES), its side faces weighed as any place and one
-    # conv a stage, keeps the checkpoint it had before those options existed
+    # a run without added scenes (ADDED_SCENES), its side faces weighed as any place, one conv a
+    # stage and box centres as they are keeps the checkpoint it had before those options existed
     return checkpoint_path(args.work, "checkpoint", {
         "options": {k: v for k, v in vars(args).items()
                     if k not in SPEED_OPTIONS and k != "negative_kinds" and not (k in ADDED_SCENES and not v)
                     and not (k == "side_weight" and v == 1.0)
-                    and not (k == "stage_convs" and set(v) == {1})},
+                    and not (k == "stage_convs" and set(v) == {1}) and not (k == "top_faces" and not v)},
         "negative kinds": args.negative_kinds, "faces by": photo_sets.faces_hash(),
         "photos": sorted(f"{p.set_name}/{p.path.name}" for p in fit_photos), "label fixes": photo_sets.label_fixes_hash()})
 
@@ -693,6 +695,10 @@ def parse_options(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--boards", type=int, default=0, help="more scenes, dice on a board game's tiles and tokens")
     parser.add_argument("--side-weight", type=float, default=1.0,
                         help="how much more a synthetic die's side faces weigh as places with no die")
+    parser.add_argument("--top-faces", action="store_true",
+                        help="a real die whose label box is taller than wide centred on the square at the box's top, "
+                             "where its top face lies when seen from the front (photo_sets.box_centre), not on the "
+                             "box's centre")
     parser.add_argument("--negatives", type=int, default=600, help="pictures with no die")
     parser.add_argument("--negative-kinds", default=",".join(DETECTOR_NEGATIVE_KINDS),
                         help=f"their kinds, comma-separated, of {', '.join(ALL_KINDS)}")
@@ -776,7 +782,8 @@ def main(argv: list[str] | None = None) -> int:
     torch.set_num_threads(args.threads)
     cv2.setNumThreads(1)
 
-    fit_photos, held_photos = photo_sets.held_out(photo_sets.training_photos(args.work, args.photos))
+    fit_photos, held_photos = photo_sets.held_out(photo_sets.training_photos(args.work, args.photos,
+                                                                             top_faces=args.top_faces))
     real_train: dict[str, list[Sample]] = {}
     for photo in fit_photos:
         real_train.setdefault(photo.set_name, []).append(photo_sample(photo))

@@ -194,8 +194,9 @@ def test_a_detector_run_with_other_training_options_does_not_resume_another_runs
               checkpoint("--blending", "500"),
               checkpoint("--crowded", "500"), checkpoint("--boards", "500"), checkpoint("--side-weight", "4"),
               checkpoint("--negative-kinds", "text,grid,checkerboard,gradient,noise,wood,headline"),
+              checkpoint("--top-faces"),
               train_detector.run_checkpoint(train_detector.parse_options(["--work", str(tmp_path)]), photos[:0])}
-    assert plain not in others and len(others) == 15
+    assert plain not in others and len(others) == 16
     # a run without steep, blending, crowded or board scenes, weighing side faces as any place, of one conv a
     # stage, or naming the kinds of no-dice pictures it always had, is the run it was before those options existed
     assert checkpoint("--steep", "0") == plain
@@ -975,6 +976,42 @@ def test_train_photos_of_a_shot_in_any_test_split_are_left_out(tmp_path: Path) -
     assert len(names) == 10 and "00019_jpg_76c950ac.jpg" in names  # a name with no camera shot stays
     # the held-out photo is still the tenth of the manifest's train photos, as lab.reader_eval reads it
     assert [p.path.name for p in photos if p.held_out] == ["IMG_20191209_095409.jpg"]
+
+
+def test_a_tall_box_is_centred_on_its_top_face_only_when_asked(tmp_path: Path) -> None:
+    photo_sets = scripts_module("photo_sets")
+    (tmp_path / "phone").mkdir()
+    boxes = [[100, 40, 140, 140], [10, 10, 50, 50], [200, 300, 300, 340]]  # tall (seen from the front), square, wide
+    (tmp_path / "phone" / "manifest.jsonl").write_text(json.dumps(
+        {"image": "images/train/a.jpg", "split": "train", "dice": [{"value": 4, "box": b} for b in boxes]}) + "\n")
+
+    def centres(**options) -> list[tuple[float, float]]:
+        (photo,) = photo_sets.training_photos(tmp_path / "cache", tmp_path, **options)
+        return [d.center for d in photo.dice]
+
+    assert centres() == [(120, 90), (30, 30), (250, 320)]
+    # the tall die's top face: the 40 x 40 square at the top of its box; the others keep their centres
+    assert centres(top_faces=True) == [(120, 60), (30, 30), (250, 320)]
+    # the die's extent stays the box's longer side either way
+    (photo,) = photo_sets.training_photos(tmp_path / "cache", tmp_path, top_faces=True)
+    assert [d.box_side for d in photo.dice] == [100, 40, 100]
+
+
+@pytest.mark.parametrize("options, top_faces", [([], False), (["--top-faces"], True)])
+def test_the_detector_trains_on_top_faces_when_asked(torch, tmp_path: Path, monkeypatch, options, top_faces) -> None:
+    train_detector = scripts_module("train_detector")
+    asked = []
+
+    def training_photos(*_args, **kwargs):
+        asked.append(kwargs.get("top_faces", False))
+        raise InterruptedError("the photos are all this test looks at")
+
+    monkeypatch.setattr(train_detector, "render_synthetic", lambda *_args, **_kwargs: None)
+    monkeypatch.setattr(train_detector.photo_sets, "missing_training_photos", lambda _root: "")
+    monkeypatch.setattr(train_detector.photo_sets, "training_photos", training_photos)
+    with pytest.raises(InterruptedError):
+        train_detector.main(["--work", str(tmp_path), *options])
+    assert asked == [top_faces]
 
 
 def test_the_classifier_mines_and_finds_faces_with_the_detector_file_it_is_given(tmp_path: Path, monkeypatch) -> None:
