@@ -42,8 +42,8 @@ is exported with `torch.onnx.export` (batch norm folded by the exporter in eval 
 metadata (input geometry, output layout, options, held-out figures, and `legs`: where each
 stretch of a resumed run trained) written beside it.
 Everything is seeded (`--seed`); with the same data, threads, workers and torch version a run
-repeats. It trains on two CPU cores (65 to 85 minutes for the 16000 steps under torch 2.14, plus
-8.5 to render the 4000 scenes once with `--render-workers 2`) or,
+repeats. It trains on two CPU cores (27 to 94 minutes for the 16000 steps, by how busy the machine
+is: README; plus 4 to 8.5 to render the scenes once with `--render-workers 2`) or,
 with `--device cuda --workers 14 --render-workers 15`, on a machine with a GPU and 16 cores in
 about 8 minutes (1.5 to render, 6 to train): the crops are cut on the CPU cores, so the
 workers set the pace.
