@@ -125,7 +125,7 @@ def box_centre(box: tuple[float, float, float, float], top_face: bool = False) -
     """Where a label box's top face is taken to lie: the box's centre, or with `top_face` the
     centre of the square at the top of a box taller than wide. A die seen obliquely from the
     front shows its top face above the face turned to the camera, the box holding both; the
-    box's centre then lies on the face turned to the camera, which is not the face that scores."""
+    box's centre then lies between them or on the face turned to the camera, which does not score."""
     x0, y0, x1, y1 = box
     if top_face and y1 - y0 > x1 - x0:
         return (x0 + x1) / 2, y0 + (x1 - x0) / 2
