@@ -63,6 +63,7 @@ class PhotoDie:
     ignore: bool
     size: float | None = None  # top-face edge when known (found faces), else None
     angle: float | None = None
+    box: tuple[float, float, float, float] | None = None  # the label box (x0, y0, x1, y1), when labelled so
 
 
 @dataclass(frozen=True)
@@ -132,6 +133,15 @@ def box_centre(box: tuple[float, float, float, float], top_face: bool = False) -
     return (x0 + x1) / 2, (y0 + y1) / 2
 
 
+def front_face_box(box: tuple[float, float, float, float]) -> tuple[float, float, float, float] | None:
+    """The part of a box taller than wide below the square at its top (`box_centre`), where a die
+    seen from the front shows the face turned to the camera; None for a box as wide as tall or wider."""
+    x0, y0, x1, y1 = box
+    if y1 - y0 > x1 - x0:
+        return x0, y0 + (x1 - x0), x1, y1
+    return None
+
+
 def boxed_photos(root: Path, name: str, split: str, top_faces: bool = False) -> list[Photo]:
     photos = []
     for index, row in enumerate(manifest_rows(root, name, split)):
@@ -139,7 +149,7 @@ def boxed_photos(root: Path, name: str, split: str, top_faces: bool = False) -> 
         for d in row["dice"]:
             x0, y0, x1, y1 = (float(v) for v in d["box"])
             dice.append(PhotoDie(box_centre((x0, y0, x1, y1), top_faces), max(x1 - x0, y1 - y0), int(d["value"]),
-                                 bool(d.get("ignore", False))))
+                                 bool(d.get("ignore", False)), box=(x0, y0, x1, y1)))
         photos.append(Photo(name, root / name / row["image"], tuple(dice), is_held_out(index)))
     return photos
 

@@ -10,6 +10,8 @@ Data (nothing of a `test` split is ever read):
     figures (`photo_sets.is_held_out`; the classifier holds out the same ones). Crops are drawn from a set chosen by `SET_WEIGHTS`, so no one camera dominates.
     A die is centred on its label box's centre, or with `--top-faces` a box taller than wide on
     the square at its top, where a die seen from the front shows its top face (`photo_sets.box_centre`);
+    with `--photo-sides` too, the box's part below that square, the face turned to the camera,
+    weighs `--side-weight` times as a place with no die (`photo_sets.front_face_box`);
   * synthetic scenes rendered by `lab.synth` (scene i of `--synth-seed` S uses
     `np.random.default_rng([S, i])`; the bench's scenes are seed 1 and 2, never used here):
     1 to 15 dice from 14 px to half the frame, touching, cocked, oblique with side faces,
@@ -122,6 +124,7 @@ class Sample:
     dice: list[Die]
     real: bool
     sides: np.ndarray | None = None  # where some die's side face shows (synthetic, when asked for)
+    side_boxes: tuple[tuple[float, float, float, float], ...] = ()  # the same on a photo (`--photo-sides`)
 
 
 def training_scene(rng: np.random.Generator):
@@ -270,9 +273,12 @@ def negative_pictures(count: int, seed: int, kinds: tuple[str, ...] = DETECTOR_N
     return out
 
 
-def photo_sample(photo: photo_sets.Photo) -> Sample:
+def photo_sample(photo: photo_sets.Photo, photo_sides: bool = False) -> Sample:
+    """A photo to train on; with `photo_sides`, where its dice seen from the front show the face
+    turned to the camera (`photo_sets.front_face_box` of each die's label box)."""
     dice = [Die(d.center, d.size, d.angle, d.box_side, None, d.ignore) for d in photo.dice]
-    return Sample(photo.image(), dice, real=True)
+    fronts = [photo_sets.front_face_box(d.box) for d in photo.dice if photo_sides and d.box and not d.ignore]
+    return Sample(photo.image(), dice, real=True, side_boxes=tuple(b for b in fronts if b is not None))
 
 
 # ------------------------------------------------------------------ augmentation and targets
@@ -337,12 +343,28 @@ def side_face_cells(sides: np.ndarray, full: np.ndarray, crop: int) -> np.ndarra
     some die shows, in the scene's pixels; `full`: scene pixel -> crop pixel)."""
     placed = cv2.warpAffine(sides, full[:2], (crop, crop), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT,
                             borderValue=0)
+    return mostly_covered_cells(placed, crop)
+
+
+def side_box_cells(boxes: tuple[tuple[float, float, float, float], ...], full: np.ndarray, crop: int) -> np.ndarray:
+    """Cells of the output grid mostly covered by `boxes` (x0, y0, x1, y1 in the photo's pixels),
+    where a photo's dice show a side face (`Sample.side_boxes`)."""
+    placed = np.zeros((crop, crop), np.uint8)
+    for x0, y0, x1, y1 in boxes:
+        corners = full[:2] @ np.array([[x0, x1, x1, x0], [y0, y0, y1, y1], [1, 1, 1, 1]], np.float64)
+        cv2.fillConvexPoly(placed, np.round(corners.T * 16).astype(np.int32), 255, cv2.LINE_AA, shift=4)
+    return mostly_covered_cells(placed, crop)
+
+
+def mostly_covered_cells(placed: np.ndarray, crop: int) -> np.ndarray:
+    """Cells of the output grid more than half covered by `placed` (255 where covered, crop pixels)."""
     return cv2.resize(placed, (crop // STRIDE, crop // STRIDE), interpolation=cv2.INTER_AREA) > 127
 
 
 def make_crop(sample: Sample, rng: np.random.Generator, crop: int = CROP, side_weight: float = 1.0):
     """One augmented crop and its targets: (3 x crop x crop uint8 BGR, targets dict). With
-    `side_weight`, a synthetic die's side faces weigh that much more as places with no die."""
+    `side_weight`, a die's side faces (a synthetic scene's, or a photo's `side_boxes`) weigh that
+    much more as places with no die."""
     img = sample.image
     h, w = img.shape[:2]
     base = 320.0 / max(h, w)  # the detector's own input scale
@@ -455,6 +477,8 @@ def make_crop(sample: Sample, rng: np.random.Generator, crop: int = CROP, side_w
                     reg_weight[COCKED, i, j] = 0.3 * near  # photo dice lie flat nearly always
     if side_weight != 1.0 and sample.sides is not None:
         heat_weight[side_face_cells(sample.sides, full, crop) & (heat < 0.5)] *= side_weight
+    if side_weight != 1.0 and sample.side_boxes:
+        heat_weight[side_box_cells(sample.side_boxes, full, crop) & (heat < 0.5)] *= side_weight
     return out.transpose(2, 0, 1), {"heat": heat, "heat_weight": heat_weight, "reg": reg, "reg_weight": reg_weight}
 
 
@@ -676,7 +700,8 @@ def run_checkpoint(args: argparse.Namespace, fit_photos: list[photo_sets.Photo])
         "options": {k: v for k, v in vars(args).items()
                     if k not in SPEED_OPTIONS and k != "negative_kinds" and not (k in ADDED_SCENES and not v)
                     and not (k == "side_weight" and v == 1.0)
-                    and not (k == "stage_convs" and set(v) == {1}) and not (k == "top_faces" and not v)},
+                    and not (k == "stage_convs" and set(v) == {1})
+                    and not (k in ("top_faces", "photo_sides") and not v)},
         "negative kinds": args.negative_kinds, "faces by": photo_sets.faces_hash(),
         "photos": sorted(f"{p.set_name}/{p.path.name}" for p in fit_photos), "label fixes": photo_sets.label_fixes_hash()})
 
@@ -699,6 +724,10 @@ def parse_options(argv: list[str] | None = None) -> argparse.Namespace:
                         help="a real die whose label box is taller than wide centred on the square at the box's top, "
                              "where its top face lies when seen from the front (photo_sets.box_centre), not on the "
                              "box's centre")
+    parser.add_argument("--photo-sides", action="store_true",
+                        help="with --top-faces and --side-weight W, the part of a real die's tall label box below "
+                             "the square at its top, where a die seen from the front shows the face turned to the "
+                             "camera, weighs W times as a place with no die too (photo_sets.front_face_box)")
     parser.add_argument("--negatives", type=int, default=600, help="pictures with no die")
     parser.add_argument("--negative-kinds", default=",".join(DETECTOR_NEGATIVE_KINDS),
                         help=f"their kinds, comma-separated, of {', '.join(ALL_KINDS)}")
@@ -745,6 +774,9 @@ def parse_options(argv: list[str] | None = None) -> argparse.Namespace:
                      f"{stages} stages")
     if not args.side_weight >= 0:
         parser.error(f"--side-weight {args.side_weight}: a weight is 0 or more (1: side faces weigh as any place)")
+    if args.photo_sides and (not args.top_faces or args.side_weight == 1.0):
+        parser.error("--photo-sides weighs the faces below a tall box's top face: give --top-faces and a "
+                     "--side-weight other than 1 too")
     args.negative_kinds = tuple(k.strip() for k in args.negative_kinds.split(",") if k.strip())
     if not args.negative_kinds or set(args.negative_kinds) - set(ALL_KINDS):
         parser.error(f"--negative-kinds {','.join(args.negative_kinds)!r}: give some of {', '.join(ALL_KINDS)}")
@@ -786,7 +818,7 @@ def main(argv: list[str] | None = None) -> int:
                                                                              top_faces=args.top_faces))
     real_train: dict[str, list[Sample]] = {}
     for photo in fit_photos:
-        real_train.setdefault(photo.set_name, []).append(photo_sample(photo))
+        real_train.setdefault(photo.set_name, []).append(photo_sample(photo, args.photo_sides))
     real_val: dict[str, list[Sample]] = {}
     for photo in held_photos:
         real_val.setdefault(photo.set_name, []).append(photo_sample(photo))
@@ -849,7 +881,8 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"  held-out {name}:", fmt(evaluate(work_model, samples)), flush=True)
     minutes = (time.time() - train_started) / 60
     notes = {"steps": args.steps, "batch": args.batch, "lr": args.lr, "seed": args.seed,
-             "synthetic": args.synthetic, "steep": args.steep, "blending": args.blending, "crowded": args.crowded, "boards": args.boards, "side_weight": args.side_weight, "synth_seed": args.synth_seed,
+             "synthetic": args.synthetic, "steep": args.steep, "blending": args.blending, "crowded": args.crowded, "boards": args.boards, "side_weight": args.side_weight,
+             "top_faces": args.top_faces, "photo_sides": args.photo_sides, "synth_seed": args.synth_seed,
              "negatives": args.negatives, "negative_kinds": list(args.negative_kinds),
              "real_share": args.real_share, "negative_share": args.negative_share, "set_weights": SET_WEIGHTS,
              "photo_sets": sorted(real_train), "threads": args.threads, "workers": args.workers,

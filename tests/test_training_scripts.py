@@ -142,6 +142,49 @@ def test_side_faces_weigh_more_as_places_with_no_die_and_nothing_else_changes() 
                           train_detector.make_crop(photo, np.random.default_rng(3))[1]["heat_weight"])
 
 
+def test_a_photos_front_faces_weigh_more_as_places_with_no_die_when_asked(tmp_path: Path) -> None:
+    train_detector, photo_sets = scripts_module("train_detector"), scripts_module("photo_sets")
+    # a die seen from the front: its top face 40 x 40, the face turned to the camera 20 deep below it
+    image = np.full((240, 320, 3), 90, np.uint8)
+    cv2.rectangle(image, (140, 100), (179, 139), (230, 230, 230), -1)
+    cv2.rectangle(image, (140, 140), (179, 159), (170, 170, 170), -1)
+    (tmp_path / "phone" / "images").mkdir(parents=True)
+    cv2.imwrite(str(tmp_path / "phone" / "images" / "a.png"), image)
+    boxes = [[140, 100, 180, 160], [20, 20, 60, 60]]  # the tall die, and a square one that shows no front face
+    (tmp_path / "phone" / "manifest.jsonl").write_text(json.dumps(
+        {"image": "images/a.png", "split": "train", "dice": [{"value": 3, "box": b} for b in boxes]}) + "\n")
+    (photo,) = photo_sets.training_photos(tmp_path / "cache", tmp_path, top_faces=True)
+    assert photo_sets.front_face_box((140, 100, 180, 160)) == (140, 140, 180, 160)
+    assert photo_sets.front_face_box((20, 20, 60, 60)) is None and photo_sets.front_face_box((0, 0, 60, 20)) is None
+    assert train_detector.photo_sample(photo).side_boxes == ()
+    sample = train_detector.photo_sample(photo, photo_sides=True)
+    assert sample.side_boxes == ((140, 140, 180, 160),)
+    plain = train_detector.make_crop(sample, np.random.default_rng(3))
+    weighed = train_detector.make_crop(sample, np.random.default_rng(3), side_weight=4.0)
+    assert np.array_equal(plain[0], weighed[0])
+    for key in ("heat", "reg", "reg_weight"):
+        assert np.array_equal(plain[1][key], weighed[1][key]), key
+    changed = weighed[1]["heat_weight"] != plain[1]["heat_weight"]
+    assert changed.any()
+    assert np.all(weighed[1]["heat_weight"][changed] == 4.0 * plain[1]["heat_weight"][changed])
+    assert np.all(plain[1]["heat"][changed] < 0.5)  # never the top face's peak or its near cells
+    # where the front face lies on the output grid (a crop at the photo's own scale, shifted by 8 px)
+    shift = np.array([[1.0, 0.0, -8.0], [0.0, 1.0, -8.0], [0.0, 0.0, 1.0]])
+    rows, cols = np.nonzero(train_detector.side_box_cells(sample.side_boxes, shift, 256))
+    stride = train_detector.STRIDE
+    assert (rows.min(), rows.max()) == (132 // stride, 151 // stride)
+    assert (cols.min(), cols.max()) == (132 // stride, 171 // stride)
+
+
+def test_front_faces_on_photos_need_top_faces_and_a_side_weight(capsys) -> None:
+    parse = scripts_module("train_detector").parse_options
+    for options in (["--photo-sides"], ["--photo-sides", "--top-faces"], ["--photo-sides", "--side-weight", "4"]):
+        with pytest.raises(SystemExit):
+            parse(options)
+        assert "--photo-sides weighs the faces below a tall box's top face" in capsys.readouterr().err
+    assert parse(["--photo-sides", "--top-faces", "--side-weight", "4"]).photo_sides
+
+
 def test_the_crop_stream_gives_one_batch_a_step_whatever_its_workers(torch) -> None:
     import train_detector
 
@@ -194,9 +237,9 @@ def test_a_detector_run_with_other_training_options_does_not_resume_another_runs
               checkpoint("--blending", "500"),
               checkpoint("--crowded", "500"), checkpoint("--boards", "500"), checkpoint("--side-weight", "4"),
               checkpoint("--negative-kinds", "text,grid,checkerboard,gradient,noise,wood,headline"),
-              checkpoint("--top-faces"),
+              checkpoint("--top-faces"), checkpoint("--top-faces", "--side-weight", "4", "--photo-sides"),
               train_detector.run_checkpoint(train_detector.parse_options(["--work", str(tmp_path)]), photos[:0])}
-    assert plain not in others and len(others) == 16
+    assert plain not in others and len(others) == 17
     # a run without steep, blending, crowded or board scenes, weighing side faces as any place, of one conv a
     # stage, or naming the kinds of no-dice pictures it always had, is the run it was before those options existed
     assert checkpoint("--steep", "0") == plain
@@ -995,6 +1038,27 @@ def test_a_tall_box_is_centred_on_its_top_face_only_when_asked(tmp_path: Path) -
     # the die's extent stays the box's longer side either way
     (photo,) = photo_sets.training_photos(tmp_path / "cache", tmp_path, top_faces=True)
     assert [d.box_side for d in photo.dice] == [100, 40, 100]
+
+
+@pytest.mark.parametrize("options, photo_sides", [(["--top-faces", "--side-weight", "4"], False),
+                                                  (["--top-faces", "--side-weight", "4", "--photo-sides"], True)])
+def test_the_detector_weighs_photos_front_faces_when_asked(torch, tmp_path: Path, monkeypatch, options,
+                                                           photo_sides) -> None:
+    train_detector, photo_sets = scripts_module("train_detector"), scripts_module("photo_sets")
+    photo = photo_sets.Photo("phone", tmp_path / "a.png", (photo_sets.PhotoDie((5, 5), 10, 3, False),))
+    asked = []
+
+    def photo_sample(_photo, sides=False):
+        asked.append(sides)
+        raise InterruptedError("the photos' samples are all this test looks at")
+
+    monkeypatch.setattr(train_detector, "render_synthetic", lambda *_args, **_kwargs: None)
+    monkeypatch.setattr(train_detector.photo_sets, "missing_training_photos", lambda _root: "")
+    monkeypatch.setattr(train_detector.photo_sets, "training_photos", lambda *_args, **_kwargs: [photo])
+    monkeypatch.setattr(train_detector, "photo_sample", photo_sample)
+    with pytest.raises(InterruptedError):
+        train_detector.main(["--work", str(tmp_path), *options])
+    assert asked == [photo_sides]
 
 
 @pytest.mark.parametrize("options, top_faces", [([], False), (["--top-faces"], True)])
