@@ -110,6 +110,31 @@ def test_a_scene_cached_before_its_side_faces_were_kept_is_rendered_again_only_w
     assert (tmp_path / "000001-sides.png").exists() and (tmp_path / "000001.png").read_bytes() == kept
 
 
+SHIFT_8 = np.array([[1.0, 0.0, -8.0], [0.0, 1.0, -8.0], [0.0, 0.0, 1.0]])  # a crop at the picture's scale, 8 px in
+
+
+def assert_side_faces_alone_weigh_more(train_detector, sample) -> None:
+    """A crop of `sample` with side faces weighed 4 times is the same crop with the same targets,
+    its heat weighing 4 times as much on some cells, none of them a die's peak or near it."""
+    plain = train_detector.make_crop(sample, np.random.default_rng(3))
+    weighed = train_detector.make_crop(sample, np.random.default_rng(3), side_weight=4.0)
+    assert np.array_equal(plain[0], weighed[0])
+    for key in ("heat", "reg", "reg_weight"):
+        assert np.array_equal(plain[1][key], weighed[1][key]), key
+    changed = weighed[1]["heat_weight"] != plain[1]["heat_weight"]
+    assert changed.any()
+    assert np.all(weighed[1]["heat_weight"][changed] == 4.0 * plain[1]["heat_weight"][changed])
+    assert np.all(plain[1]["heat"][changed] < 0.5)
+
+
+def assert_cells_cover_rows_132_to_151_and_columns_132_to_171(cells: np.ndarray) -> None:
+    """The output grid's cells marked are those over crop pixels 132-151 down and 132-171 across."""
+    rows, cols = np.nonzero(cells)
+    stride = 256 // cells.shape[0]
+    assert (rows.min(), rows.max()) == (132 // stride, 151 // stride)
+    assert (cols.min(), cols.max()) == (132 // stride, 171 // stride)
+
+
 def test_side_faces_weigh_more_as_places_with_no_die_and_nothing_else_changes() -> None:
     train_detector = scripts_module("train_detector")
     # a die seen obliquely: its top face, and below it a side face as deep as half the top
@@ -120,22 +145,9 @@ def test_side_faces_weigh_more_as_places_with_no_die_and_nothing_else_changes() 
     sides[140:160, 140:180] = 255
     die = train_detector.Die((160.0, 120.0), 40.0, 0.0, 40.0, 0.0, False)
     scene = train_detector.Sample(image, [die], real=False, sides=sides)
-    plain = train_detector.make_crop(scene, np.random.default_rng(3))
-    weighed = train_detector.make_crop(scene, np.random.default_rng(3), side_weight=4.0)
-    assert np.array_equal(plain[0], weighed[0])
-    for key in ("heat", "reg", "reg_weight"):
-        assert np.array_equal(plain[1][key], weighed[1][key]), key
-    changed = weighed[1]["heat_weight"] != plain[1]["heat_weight"]
-    assert changed.any()
-    assert np.all(weighed[1]["heat_weight"][changed] == 4.0 * plain[1]["heat_weight"][changed])
-    assert np.all(plain[1]["heat"][changed] < 0.5)  # never the top face's peak or its near cells
+    assert_side_faces_alone_weigh_more(train_detector, scene)
     # where side faces lie on the output grid (a crop at the scene's own scale, shifted by 8 px)
-    shift = np.array([[1.0, 0.0, -8.0], [0.0, 1.0, -8.0], [0.0, 0.0, 1.0]])
-    cells = train_detector.side_face_cells(sides, shift, 256)
-    rows, cols = np.nonzero(cells)
-    stride = 256 // cells.shape[0]
-    assert (rows.min(), rows.max()) == (132 // stride, 151 // stride)
-    assert (cols.min(), cols.max()) == (132 // stride, 171 // stride)
+    assert_cells_cover_rows_132_to_151_and_columns_132_to_171(train_detector.side_face_cells(sides, SHIFT_8, 256))
     # photos and scenes without side faces are weighed as before
     photo = train_detector.Sample(image, [die], real=True)
     assert np.array_equal(train_detector.make_crop(photo, np.random.default_rng(3), side_weight=4.0)[1]["heat_weight"],
@@ -159,21 +171,10 @@ def test_a_photos_front_faces_weigh_more_as_places_with_no_die_when_asked(tmp_pa
     assert train_detector.photo_sample(photo).side_boxes == ()
     sample = train_detector.photo_sample(photo, photo_sides=True)
     assert sample.side_boxes == ((140, 140, 180, 160),)
-    plain = train_detector.make_crop(sample, np.random.default_rng(3))
-    weighed = train_detector.make_crop(sample, np.random.default_rng(3), side_weight=4.0)
-    assert np.array_equal(plain[0], weighed[0])
-    for key in ("heat", "reg", "reg_weight"):
-        assert np.array_equal(plain[1][key], weighed[1][key]), key
-    changed = weighed[1]["heat_weight"] != plain[1]["heat_weight"]
-    assert changed.any()
-    assert np.all(weighed[1]["heat_weight"][changed] == 4.0 * plain[1]["heat_weight"][changed])
-    assert np.all(plain[1]["heat"][changed] < 0.5)  # never the top face's peak or its near cells
+    assert_side_faces_alone_weigh_more(train_detector, sample)
     # where the front face lies on the output grid (a crop at the photo's own scale, shifted by 8 px)
-    shift = np.array([[1.0, 0.0, -8.0], [0.0, 1.0, -8.0], [0.0, 0.0, 1.0]])
-    rows, cols = np.nonzero(train_detector.side_box_cells(sample.side_boxes, shift, 256))
-    stride = train_detector.STRIDE
-    assert (rows.min(), rows.max()) == (132 // stride, 151 // stride)
-    assert (cols.min(), cols.max()) == (132 // stride, 171 // stride)
+    assert_cells_cover_rows_132_to_151_and_columns_132_to_171(train_detector.side_box_cells(sample.side_boxes,
+                                                                                            SHIFT_8, 256))
 
 
 def test_front_faces_on_photos_need_top_faces_and_a_side_weight(capsys) -> None:
