@@ -695,7 +695,8 @@ def evaluate(model_path: Path, samples: list[Sample], thresholds=(0.3, 0.4, 0.5)
 def run_checkpoint(args: argparse.Namespace, fit_photos: list[photo_sets.Photo]) -> Path:
     """The checkpoint of a run with these options on these photos (`checkpoints`)."""
     # a run without added scenes (ADDED_SCENES), its side faces weighed as any place, one conv a
-    # stage and box centres as they are keeps the checkpoint it had before those options existed
+    # stage, box centres as they are and no photo's faces weighed keeps the checkpoint it had before
+    # those options existed
     return checkpoint_path(args.work, "checkpoint", {
         "options": {k: v for k, v in vars(args).items()
                     if k not in SPEED_OPTIONS and k != "negative_kinds" and not (k in ADDED_SCENES and not v)
@@ -719,7 +720,8 @@ def parse_options(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--crowded", type=int, default=0, help="more scenes, many dice packed close, seen obliquely")
     parser.add_argument("--boards", type=int, default=0, help="more scenes, dice on a board game's tiles and tokens")
     parser.add_argument("--side-weight", type=float, default=1.0,
-                        help="how much more a synthetic die's side faces weigh as places with no die")
+                        help="how much more a synthetic die's side faces (and with --photo-sides a photo's) weigh as "
+                             "places with no die")
     parser.add_argument("--top-faces", action="store_true",
                         help="a real die whose label box is taller than wide centred on the square at the box's top, "
                              "where its top face lies when seen from the front (photo_sets.box_centre), not on the "
