@@ -3,11 +3,11 @@
 
 Each set's SOURCE.md says what its boxes mean, and the dice are read accordingly:
   * nell-byler, rune55, dice3: the box is around the die as seen (the top face, and in
-    oblique views some of the sides); its centre stands for the top face's centre (or, asked
-    for, the centre of the square at the top of a box taller than wide: `box_centre`) and its
-    longer side for the face's extent. rune55's low side views label a face as seen (most often the
-    one turned to the camera), not the top face that scores: their train photos are set aside
-    (`label_fixes.UNTRUSTED_PHOTOS`, every die ignored);
+    oblique views some of the sides); its centre stands for the top face's centre (the
+    detector may take the centre of the square at the top of a box taller than wide instead:
+    `box_centre`) and its longer side for the face's extent. rune55's low side views label a
+    face as seen (most often the one turned to the camera), not the top face that scores: their
+    train photos are set aside (`label_fixes.UNTRUSTED_PHOTOS`, every die ignored);
   * tomitomi: the box is the whole 128x128 crop and the face covers about its central 35 to
     50%. The face is found by a detector (the one shipped in the repository unless other
     files are given), looking at the crop as it is; a crop where it finds no die-sized face near
@@ -142,13 +142,13 @@ def front_face_box(box: tuple[float, float, float, float]) -> tuple[float, float
     return None
 
 
-def boxed_photos(root: Path, name: str, split: str, top_faces: bool = False) -> list[Photo]:
+def boxed_photos(root: Path, name: str, split: str) -> list[Photo]:
     photos = []
     for index, row in enumerate(manifest_rows(root, name, split)):
         dice = []
         for d in row["dice"]:
             x0, y0, x1, y1 = (float(v) for v in d["box"])
-            dice.append(PhotoDie(box_centre((x0, y0, x1, y1), top_faces), max(x1 - x0, y1 - y0), int(d["value"]),
+            dice.append(PhotoDie(box_centre((x0, y0, x1, y1)), max(x1 - x0, y1 - y0), int(d["value"]),
                                  bool(d.get("ignore", False)), box=(x0, y0, x1, y1)))
         photos.append(Photo(name, root / name / row["image"], tuple(dice), is_held_out(index)))
     return photos
@@ -235,17 +235,15 @@ def whole_crop_photos(root: Path, name: str, split: str, cache: Path,
 
 
 def training_photos(cache: Path, root: Path = DICE_PHOTOS, split: str = "train",
-                    names: list[str] | None = None, detector: ModelFiles = MODEL_PATHS,
-                    top_faces: bool = False) -> list[Photo]:
+                    names: list[str] | None = None, detector: ModelFiles = MODEL_PATHS) -> list[Photo]:
     """Every photo of `split` of every set under root but those of a test photo's shot, scene or throw
-    (see the module doc); whole-crop faces found by the detector of those files; with `top_faces`
-    a tall box's die centred on its top face (`box_centre`)."""
+    (see the module doc); whole-crop faces found by the detector of those files."""
     photos = []
     for name in names or set_names(root):
         if name in WHOLE_CROP_SETS:
             photos += whole_crop_photos(root, name, split, cache, detector)
         else:
-            photos += boxed_photos(root, name, split, top_faces)
+            photos += boxed_photos(root, name, split)
     tested = shots_in_tests(root)
     copies = scene_copies(root.resolve()).train
     return [photo for photo in photos if camera_shot(photo.path.name) not in tested

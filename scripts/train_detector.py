@@ -273,10 +273,12 @@ def negative_pictures(count: int, seed: int, kinds: tuple[str, ...] = DETECTOR_N
     return out
 
 
-def photo_sample(photo: photo_sets.Photo, photo_sides: bool = False) -> Sample:
-    """A photo to train on; with `photo_sides`, where its dice seen from the front show the face
-    turned to the camera (`photo_sets.front_face_box` of each die's label box)."""
-    dice = [Die(d.center, d.size, d.angle, d.box_side, None, d.ignore) for d in photo.dice]
+def photo_sample(photo: photo_sets.Photo, top_faces: bool = False, photo_sides: bool = False) -> Sample:
+    """A photo to train on; with `top_faces`, a die whose label box is taller than wide centred on
+    the square at the box's top (`photo_sets.box_centre`); with `photo_sides`, where its dice seen
+    from the front show the face turned to the camera (`photo_sets.front_face_box`)."""
+    dice = [Die(photo_sets.box_centre(d.box, top_face=True) if top_faces and d.box else d.center,
+                d.size, d.angle, d.box_side, None, d.ignore) for d in photo.dice]
     fronts = [photo_sets.front_face_box(d.box) for d in photo.dice if photo_sides and d.box and not d.ignore]
     return Sample(photo.image(), dice, real=True, side_boxes=tuple(b for b in fronts if b is not None))
 
@@ -816,14 +818,13 @@ def main(argv: list[str] | None = None) -> int:
     torch.set_num_threads(args.threads)
     cv2.setNumThreads(1)
 
-    fit_photos, held_photos = photo_sets.held_out(photo_sets.training_photos(args.work, args.photos,
-                                                                             top_faces=args.top_faces))
+    fit_photos, held_photos = photo_sets.held_out(photo_sets.training_photos(args.work, args.photos))
     real_train: dict[str, list[Sample]] = {}
     for photo in fit_photos:
-        real_train.setdefault(photo.set_name, []).append(photo_sample(photo, args.photo_sides))
+        real_train.setdefault(photo.set_name, []).append(photo_sample(photo, args.top_faces, args.photo_sides))
     real_val: dict[str, list[Sample]] = {}
     for photo in held_photos:
-        real_val.setdefault(photo.set_name, []).append(photo_sample(photo))
+        real_val.setdefault(photo.set_name, []).append(photo_sample(photo, args.top_faces))
     synth_train = [sample for cache, count in [(train_cache, args.synthetic)] + [(c, n) for _, n, _, c in added]
                    for sample in load_synthetic(cache, count, sides)]
     synth_val = load_synthetic(val_cache, args.val_synthetic)

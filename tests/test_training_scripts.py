@@ -165,11 +165,11 @@ def test_a_photos_front_faces_weigh_more_as_places_with_no_die_when_asked(tmp_pa
     boxes = [[140, 100, 180, 160], [20, 20, 60, 60]]  # the tall die, and a square one that shows no front face
     (tmp_path / "phone" / "manifest.jsonl").write_text(json.dumps(
         {"image": "images/a.png", "split": "train", "dice": [{"value": 3, "box": b} for b in boxes]}) + "\n")
-    (photo,) = photo_sets.training_photos(tmp_path / "cache", tmp_path, top_faces=True)
+    (photo,) = photo_sets.training_photos(tmp_path / "cache", tmp_path)
     assert photo_sets.front_face_box((140, 100, 180, 160)) == (140, 140, 180, 160)
     assert photo_sets.front_face_box((20, 20, 60, 60)) is None and photo_sets.front_face_box((0, 0, 60, 20)) is None
-    assert train_detector.photo_sample(photo).side_boxes == ()
-    sample = train_detector.photo_sample(photo, photo_sides=True)
+    assert train_detector.photo_sample(photo, top_faces=True).side_boxes == ()
+    sample = train_detector.photo_sample(photo, top_faces=True, photo_sides=True)
     assert sample.side_boxes == ((140, 140, 180, 160),)
     assert_side_faces_alone_weigh_more(train_detector, sample)
     # where the front face lies on the output grid (a crop at the photo's own scale, shifted by 8 px)
@@ -1023,34 +1023,34 @@ def test_train_photos_of_a_shot_in_any_test_split_are_left_out(tmp_path: Path) -
 
 
 def test_a_tall_box_is_centred_on_its_top_face_only_when_asked(tmp_path: Path) -> None:
-    photo_sets = scripts_module("photo_sets")
-    (tmp_path / "phone").mkdir()
+    train_detector, photo_sets = scripts_module("train_detector"), scripts_module("photo_sets")
+    (tmp_path / "phone" / "images").mkdir(parents=True)
+    cv2.imwrite(str(tmp_path / "phone" / "images" / "a.png"), np.full((400, 400, 3), 90, np.uint8))
     boxes = [[100, 40, 140, 140], [10, 10, 50, 50], [200, 300, 300, 340]]  # tall (seen from the front), square, wide
     (tmp_path / "phone" / "manifest.jsonl").write_text(json.dumps(
-        {"image": "images/train/a.jpg", "split": "train", "dice": [{"value": 4, "box": b} for b in boxes]}) + "\n")
-
-    def centres(**options) -> list[tuple[float, float]]:
-        (photo,) = photo_sets.training_photos(tmp_path / "cache", tmp_path, **options)
-        return [d.center for d in photo.dice]
-
-    assert centres() == [(120, 90), (30, 30), (250, 320)]
+        {"image": "images/a.png", "split": "train", "dice": [{"value": 4, "box": b} for b in boxes]}) + "\n")
+    (photo,) = photo_sets.training_photos(tmp_path / "cache", tmp_path)
+    assert [d.center for d in photo.dice] == [(120, 90), (30, 30), (250, 320)]
+    assert [d.center for d in train_detector.photo_sample(photo).dice] == [(120, 90), (30, 30), (250, 320)]
     # the tall die's top face: the 40 x 40 square at the top of its box; the others keep their centres
-    assert centres(top_faces=True) == [(120, 60), (30, 30), (250, 320)]
+    top = train_detector.photo_sample(photo, top_faces=True).dice
+    assert [d.center for d in top] == [(120, 60), (30, 30), (250, 320)]
     # the die's extent stays the box's longer side either way
-    (photo,) = photo_sets.training_photos(tmp_path / "cache", tmp_path, top_faces=True)
-    assert [d.box_side for d in photo.dice] == [100, 40, 100]
+    assert [d.box_side for d in top] == [100, 40, 100]
 
 
-@pytest.mark.parametrize("options, photo_sides", [(["--top-faces", "--side-weight", "4"], False),
-                                                  (["--top-faces", "--side-weight", "4", "--photo-sides"], True)])
-def test_the_detector_weighs_photos_front_faces_when_asked(torch, tmp_path: Path, monkeypatch, options,
-                                                           photo_sides) -> None:
+@pytest.mark.parametrize("options, asked_for", [
+    ([], (False, False)), (["--top-faces"], (True, False)),
+    (["--top-faces", "--side-weight", "4"], (True, False)),
+    (["--top-faces", "--side-weight", "4", "--photo-sides"], (True, True))])
+def test_the_detector_trains_on_top_faces_and_weighs_photos_front_faces_when_asked(
+        torch, tmp_path: Path, monkeypatch, options, asked_for) -> None:
     train_detector, photo_sets = scripts_module("train_detector"), scripts_module("photo_sets")
     photo = photo_sets.Photo("phone", tmp_path / "a.png", (photo_sets.PhotoDie((5, 5), 10, 3, False),))
     asked = []
 
-    def photo_sample(_photo, sides=False):
-        asked.append(sides)
+    def photo_sample(_photo, top_faces=False, photo_sides=False):
+        asked.append((top_faces, photo_sides))
         raise InterruptedError("the photos' samples are all this test looks at")
 
     monkeypatch.setattr(train_detector, "render_synthetic", lambda *_args, **_kwargs: None)
@@ -1059,24 +1059,7 @@ def test_the_detector_weighs_photos_front_faces_when_asked(torch, tmp_path: Path
     monkeypatch.setattr(train_detector, "photo_sample", photo_sample)
     with pytest.raises(InterruptedError):
         train_detector.main(["--work", str(tmp_path), *options])
-    assert asked == [photo_sides]
-
-
-@pytest.mark.parametrize("options, top_faces", [([], False), (["--top-faces"], True)])
-def test_the_detector_trains_on_top_faces_when_asked(torch, tmp_path: Path, monkeypatch, options, top_faces) -> None:
-    train_detector = scripts_module("train_detector")
-    asked = []
-
-    def training_photos(*_args, **kwargs):
-        asked.append(kwargs.get("top_faces", False))
-        raise InterruptedError("the photos are all this test looks at")
-
-    monkeypatch.setattr(train_detector, "render_synthetic", lambda *_args, **_kwargs: None)
-    monkeypatch.setattr(train_detector.photo_sets, "missing_training_photos", lambda _root: "")
-    monkeypatch.setattr(train_detector.photo_sets, "training_photos", training_photos)
-    with pytest.raises(InterruptedError):
-        train_detector.main(["--work", str(tmp_path), *options])
-    assert asked == [top_faces]
+    assert asked == [asked_for]
 
 
 def test_the_classifier_mines_and_finds_faces_with_the_detector_file_it_is_given(tmp_path: Path, monkeypatch) -> None:
