@@ -32,6 +32,7 @@ from lab.sessions.script import (
     ClearTray, HandPass, HandRest, Nudge, Pause, Step, Throw, TurnOver, random_script, script_to_json,
 )
 from lab.synth import DieSpec, Occluder, SceneSpec, random_scene, render
+from lab.synth.filters import seeded_noise
 from lab.synth.geometry import Camera, die_pose
 from lab.synth.renderer import base_layer
 from lab.synth.shapes import occluder_mask
@@ -559,10 +560,7 @@ class _Faults:
             if t0 <= t <= t1:
                 out *= (1.0 - depth * _soft_blob(w, h, t, t0, t1, a, b, radius))[..., None]
         if noise_sigma > 0:
-            noise = np.empty_like(out)
-            cv2.setRNGSeed(int(rng.integers(2**31)))
-            cv2.randn(noise, 0.0, noise_sigma)
-            out += noise
+            out += seeded_noise(out.shape, int(rng.integers(2**63))) * np.float32(noise_sigma)
         return np.clip(out, 0, 255).astype(np.uint8)
 
 
