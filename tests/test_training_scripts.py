@@ -1046,20 +1046,25 @@ def test_a_tall_box_is_centred_on_its_top_face_only_when_asked(tmp_path: Path) -
 def test_the_detector_trains_on_top_faces_and_weighs_photos_front_faces_when_asked(
         torch, tmp_path: Path, monkeypatch, options, asked_for) -> None:
     train_detector, photo_sets = scripts_module("train_detector"), scripts_module("photo_sets")
-    photo = photo_sets.Photo("phone", tmp_path / "a.png", (photo_sets.PhotoDie((5, 5), 10, 3, False),))
+    die = photo_sets.PhotoDie((5, 5), 10, 3, False)
+    photos = [photo_sets.Photo("phone", tmp_path / "a.png", (die,)),
+              photo_sets.Photo("phone", tmp_path / "b.png", (die,), held_out=True)]
     asked = []
 
-    def photo_sample(_photo, top_faces=False, photo_sides=False):
-        asked.append((top_faces, photo_sides))
-        raise InterruptedError("the photos' samples are all this test looks at")
+    def photo_sample(photo, top_faces=False, photo_sides=False):
+        asked.append((photo.held_out, top_faces, photo_sides))
+        if photo.held_out:
+            raise InterruptedError("the photos' samples are all this test looks at")
 
     monkeypatch.setattr(train_detector, "render_synthetic", lambda *_args, **_kwargs: None)
     monkeypatch.setattr(train_detector.photo_sets, "missing_training_photos", lambda _root: "")
-    monkeypatch.setattr(train_detector.photo_sets, "training_photos", lambda *_args, **_kwargs: [photo])
+    monkeypatch.setattr(train_detector.photo_sets, "training_photos", lambda *_args, **_kwargs: photos)
     monkeypatch.setattr(train_detector, "photo_sample", photo_sample)
     with pytest.raises(InterruptedError):
         train_detector.main(["--work", str(tmp_path), *options])
-    assert asked == [asked_for]
+    # the held-out photos that measure the run are centred as its training photos are, their faces never weighed
+    top_faces, photo_sides = asked_for
+    assert asked == [(False, top_faces, photo_sides), (True, top_faces, False)]
 
 
 def test_the_classifier_mines_and_finds_faces_with_the_detector_file_it_is_given(tmp_path: Path, monkeypatch) -> None:

@@ -1,4 +1,5 @@
-"""Cheap building blocks shared by the renderer: seeded noise windows and wide blurs.
+"""Cheap building blocks shared by the renderer and the simulated camera sessions
+(`lab.sessions.synth`): seeded noise windows and wide blurs.
 
 Drawing fresh Gaussian noise for every 640x480 frame costs more than rendering the dice,
 so noise comes from a fixed bank: a seed picks a window and a sign.
