@@ -346,6 +346,21 @@ def test_a_value_temperature_changes_how_sure_the_value_is_and_nothing_else(raw:
     np.testing.assert_array_equal(classifier.sharpen_values(probabilities, 1.0), probabilities)
 
 
+def test_a_window_surely_no_die_keeps_numbers_at_a_sharp_value_temperature() -> None:
+    # float32 as the network gives them: the values' shares of a window surely no die lie at or
+    # below 1e-12, and 1e-12 to the power 1 / 0.15 is 0 in float32
+    probabilities = np.zeros((3, 8), np.float32)
+    probabilities[0, NOT_A_DIE] = 1.0
+    probabilities[1, [NOT_A_DIE, 3]] = (1.0 - 1e-30, 1e-30)
+    probabilities[2, [NOT_A_DIE, 2, 5]] = (0.5, 0.2, 0.3)
+    sharpened = classifier.sharpen_values(probabilities, 0.15)
+    assert np.all(np.isfinite(sharpened))
+    np.testing.assert_array_equal(sharpened[0], probabilities[0])
+    assert sharpened[1, 1:7].sum() == pytest.approx(1e-30, abs=0) and sharpened[1, 1:7].argmax() == 2
+    lead = 1.5 ** (1 / 0.15)  # 0.3 against 0.2, sharpened
+    np.testing.assert_allclose(sharpened[2, [2, 5]], [0.5 / (1 + lead), 0.5 * lead / (1 + lead)], rtol=1e-5)
+
+
 def test_a_network_with_a_value_temperature_sharpens_its_values_once_its_looks_are_averaged(tmp_path) -> None:
     net = classifier.ValueNet(shipped_copy(tmp_path / "sharper.onnx", {"value_temperature": 0.5}))
     plain = classifier.ValueNet(shipped_copy(tmp_path / "plain.onnx", {}, dropped=("value_temperature",)))

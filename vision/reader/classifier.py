@@ -221,7 +221,11 @@ def sharpen_values(probabilities: np.ndarray, temperature: float) -> np.ndarray:
         return probabilities
     values = probabilities[:, 1:7]
     total = values.sum(axis=1, keepdims=True)
-    sharpened = np.power(np.maximum(values / np.maximum(total, 1e-12), 1e-12), 1.0 / temperature)
+    shares = np.divide(values, total, out=np.full_like(values, 1 / 6), where=total > 0)
+    # In logs, less their largest: a window surely no die (every value's share near 0) would
+    # otherwise raise six tiny shares to the power 1 / temperature, sum to 0 and read NaN.
+    logs = np.log(np.maximum(shares, 1e-12)) / temperature
+    sharpened = np.exp(logs - logs.max(axis=1, keepdims=True))
     out = probabilities.copy()
     out[:, 1:7] = total * sharpened / sharpened.sum(axis=1, keepdims=True)
     return out
