@@ -782,6 +782,9 @@ def option_parser() -> argparse.ArgumentParser:
                              "any colour that reads), never those of the unseen-looks judge")
     parser.add_argument("--game", type=int, default=1500, help="more scenes like the game scenes of random_scene")
     parser.add_argument("--steep", type=int, default=0, help="more scenes, big dice seen close and low")
+    parser.add_argument("--held-game", type=int, default=100,
+                        help="game scenes held out and read after training, for the figures only (the temperatures "
+                             "are fitted on the held-out photos); 0: none")
     parser.add_argument("--negatives", type=int, default=900, help="pictures with no die")
     parser.add_argument("--text-negatives", type=int, default=0,
                         help="more pictures with no die, of printed words only (text and headlines), among "
@@ -867,6 +870,8 @@ def main(argv: list[str] | None = None) -> int:
         BLIND_TARGET
     parser = option_parser()
     args = parser.parse_args(argv)
+    if args.held_game < 0:
+        parser.error(f"--held-game is a number of scenes, 0 or more, got {args.held_game}")
     if not 0 <= args.blind_share < 1:
         parser.error(f"--blind-share is a share of the dice's windows, from 0 up to 1, got {args.blind_share}")
     if args.blind_target != "die" and not args.blind_share:
@@ -937,7 +942,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.text_negatives:
         negatives += data.negative_scenes(args.text_negatives, args.seed + 21, workers, args.text_kinds)
     held_synth = data.synthetic_scenes(max(1, args.synthetic // 10), args.seed + 1000, args.work, log, workers=workers)
-    held_game = data.synthetic_scenes(100, args.seed + 2000, args.work, log, kind="game", workers=workers)
+    held_game = data.synthetic_scenes(args.held_game, args.seed + 2000, args.work, log, kind="game", workers=workers)
     if args.render_only:
         return 0
     fitting, held = photo_sets.held_out(photo_sets.training_photos(args.work, args.photos, detector=args.detector))
@@ -950,7 +955,8 @@ def main(argv: list[str] | None = None) -> int:
 
     held = {f"photos {name}": held_out_photos(held_photos, name, args.seed) for name in set_names}
     held["synthetic"] = held_out(held_synth, args.seed + 3)
-    held["game"] = held_out(held_game, args.seed + 4)
+    if held_game:
+        held["game"] = held_out(held_game, args.seed + 4)
 
     # a run without steep scenes keeps the key (and so the cached windows) it had before there were any
     key = f"{sorted(s.name for s in photos)}|{args.seed}|{args.synthetic}|{args.marbled}|{args.smoky}|{args.game}|" \

@@ -518,6 +518,9 @@ def test_a_blind_target_without_drowned_windows_is_refused_with_a_clear_message(
     with pytest.raises(SystemExit):
         train_classifier.main(["--blind-share", "1.5"])
     assert "--blind-share is a share of the dice's windows" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        train_classifier.main(["--held-game", "-1"])
+    assert "--held-game is a number of scenes, 0 or more, got -1" in capsys.readouterr().err
 
 
 def test_a_classifier_asked_for_a_gpu_where_there_is_none_stops_before_any_work(torch, tmp_path: Path, capsys) -> None:
@@ -649,11 +652,12 @@ def test_a_classifier_trained_to_the_end_records_where_it_trained_and_what_it_wa
     out = tmp_path / "values.onnx"
     assert train_classifier.main([
         "--photos", str(tiny_photo_set(tmp_path / "photos", 12)), "--work", str(tmp_path / "work"), "--out", str(out),
-        "--synthetic", "2", "--marbled", "0", "--smoky", "0", "--game", "0", "--negatives", "2", "--epochs", "1",
-        "--per-epoch", "256", "--hard", "12", "--hard-epochs", "2", "--hard-photo-share", "0.05",
+        "--synthetic", "2", "--marbled", "0", "--smoky", "0", "--game", "0", "--held-game", "2", "--negatives", "2",
+        "--epochs", "1", "--per-epoch", "256", "--hard", "12", "--hard-epochs", "2", "--hard-photo-share", "0.05",
         "--hard-camouflaged", "2", "--hard-boards", "3", "--hard-text", "4", "--colours", "1",
         "--text-negatives", "2"]) == 0
     trained = json.loads(out.with_suffix(".json").read_text())["trained"]
+    assert trained["held_out"]["game"]["dice"] > 0  # the two held-out game scenes are read after training
     assert trained["colours"] == 1 and trained["negatives"] == 2 and trained["text_negatives"] == 2
     assert [(leg["device"], leg["torch"], leg["done"]) for leg in trained["legs"]] == [("cpu", torch.__version__, [0, 1])]
     hard = trained["hard"]
@@ -885,13 +889,14 @@ def test_a_classifier_started_from_a_network_only_fine_tunes_it(torch, tmp_path:
 
     photos = str(tiny_photo_set(tmp_path / "photos", 12))
     tiny = ["--photos", photos, "--work", str(tmp_path / "work"), "--synthetic", "2", "--marbled", "0", "--smoky", "0",
-            "--game", "0", "--negatives", "2", "--per-epoch", "256"]
+            "--game", "0", "--held-game", "0", "--negatives", "2", "--per-epoch", "256"]
     start = tmp_path / "start.onnx"
     assert train_classifier.main(tiny + ["--epochs", "1", "--out", str(start)]) == 0
     out = tmp_path / "tuned.onnx"
     assert train_classifier.main(tiny + ["--start-from", str(start), "--hard", "12", "--hard-epochs", "1",
                                          "--out", str(out)]) == 0
     trained = json.loads(out.with_suffix(".json").read_text())["trained"]
+    assert "game" not in trained["held_out"]  # --held-game 0: no game scenes to read after training
     assert trained["start_from"]["file"] == "start.onnx"
     assert "epochs" not in trained and "legs" not in trained  # it trained no epochs of its own
     assert [leg["done"] for leg in trained["hard"]["legs"]] == [[0, 1]]
@@ -1176,7 +1181,7 @@ def test_a_classifier_run_that_only_prepares_its_data_says_it_is_done(torch, tmp
     work = tmp_path / "work"
     assert train_classifier.main(["--photos", str(tiny_photo_set(tmp_path / "photos", 12)), "--work", str(work),
                                   "--synthetic", "2", "--marbled", "0", "--smoky", "0", "--game", "0",
-                                  "--negatives", "2", "--prepare-only"]) == 0
+                                  "--held-game", "2", "--negatives", "2", "--prepare-only"]) == 0
     out = capsys.readouterr().out
     assert "windows: " in out and f"prepared in {work}" in out
     assert list(work.glob("windows-*.npz")), "the windows are cached for the run that trains"
