@@ -19,8 +19,9 @@ $(STAMP): pyproject.toml lab/pyproject.toml
 demo: $(STAMP)
 	$(BIN)/cubilete demo
 
+# -n auto: pytest-xdist, a process per core as memory allows (tests/workers.py)
 test: $(STAMP)
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n auto
 
 install:
 	./systemd/install.sh$(if $(filter-out 0 no false,$(DRY_RUN)), --dry-run)

@@ -12,6 +12,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 import engine
 from engine import resolve_game, score_options, score_roll
 from firmware.appliance import corrections, menus, play
@@ -113,6 +115,7 @@ class KeyDriver:
         self.press(b"t")
 
 
+@pytest.mark.slow
 def test_a_whole_generala_is_played_from_the_keys(tmp_path: Path) -> None:
     read, write = os.pipe()
     out = io.StringIO()

@@ -10,6 +10,8 @@ import io
 import json
 from pathlib import Path
 
+import pytest
+
 import engine
 from advisor.opponent import device_move
 from advisor.tables import find
@@ -18,6 +20,7 @@ from firmware.eventlog import EventLog
 from lab.demo import run_demo
 
 
+@pytest.mark.slow
 def test_a_practice_game_against_the_device_plays_to_the_end(tmp_path: Path) -> None:
     out = io.StringIO()
     state_dir, export = tmp_path / "state", tmp_path / "export"
