@@ -186,6 +186,7 @@ def test_front_faces_on_photos_need_top_faces_and_a_side_weight(capsys) -> None:
     assert parse(["--photo-sides", "--top-faces", "--side-weight", "4"]).photo_sides
 
 
+@pytest.mark.filterwarnings("ignore:This DataLoader will create:UserWarning")  # three workers on purpose
 def test_the_crop_stream_gives_one_batch_a_step_whatever_its_workers(torch) -> None:
     import train_detector
 
