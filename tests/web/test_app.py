@@ -11,7 +11,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-import httpx
+import httpx2
 import pytest
 from starlette.testclient import TestClient
 
@@ -184,7 +184,7 @@ def test_no_log_yet_is_a_board_that_says_so(tmp_path: Path) -> None:
 
 
 def test_events_stream_the_board_and_every_change(live: LiveServer, recorded: Recorder) -> None:
-    with httpx.Client(timeout=10) as http, http.stream("GET", live.url + "/events") as stream:
+    with httpx2.Client(timeout=10) as http, http.stream("GET", live.url + "/events") as stream:
         assert stream.headers["content-type"].startswith("text/event-stream")
         assert "frame-ancestors 'none'" in stream.headers["content-security-policy"]
         lines = stream.iter_lines()
@@ -199,7 +199,7 @@ def test_events_stream_the_board_and_every_change(live: LiveServer, recorded: Re
 
 
 def test_live_streams_are_bounded(recorded: Recorder) -> None:
-    with LiveServer(config_for(recorded.state_dir, max_viewers=2)) as server, httpx.Client(timeout=10) as http:
+    with LiveServer(config_for(recorded.state_dir, max_viewers=2)) as server, httpx2.Client(timeout=10) as http:
         with http.stream("GET", server.url + "/events") as one, http.stream("GET", server.url + "/events") as two:
             assert one.status_code == two.status_code == 200
             refused = http.get(server.url + "/events")
