@@ -23,7 +23,8 @@ def usable_cores() -> int:
 
 def available_memory(meminfo: Path = Path("/proc/meminfo")) -> int:
     """Bytes the kernel says can be had without swapping (MemAvailable: free pages and the
-    page cache it can drop), or the free pages alone where there is no /proc/meminfo."""
+    page cache it can drop), or the free pages alone where there is no /proc/meminfo (0 where
+    neither is known)."""
     try:
         for line in meminfo.read_text(encoding="ascii").splitlines():
             name, _, value = line.partition(":")
@@ -31,7 +32,10 @@ def available_memory(meminfo: Path = Path("/proc/meminfo")) -> int:
                 return int(value.split()[0]) * 1024
     except (OSError, ValueError, IndexError):
         pass
-    return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    try:
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError):  # not known here: no workers
+        return 0
 
 
 def worker_count(cores: int, memory: int) -> int:
