@@ -2,7 +2,7 @@
 seat, through the real reader and tracker on the on-demand tray and the real appliance. The
 person throws the device's dice and sets aside what its screen says; the log shows that the
 device kept what it asked for and filled the boxes the advisor chose, to the end of the game
-(about 4 min on a loaded 2-core machine)."""
+(about 2 min on one core of a 2-core machine, the longest test; marked slow, so it starts first)."""
 
 from __future__ import annotations
 
